@@ -1,0 +1,27 @@
+// Byte quantities. Sizes shown to people are decimal GB (1e9), as nvidia-smi, the seeds and
+// `free -g` readers use them; "GiB" is accepted on input and means 2^30.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "core/result.h"
+
+namespace sparkdoc {
+
+inline constexpr uint64_t kKiB = 1024;
+inline constexpr uint64_t kMiB = 1024 * kKiB;
+inline constexpr uint64_t kGiB = 1024 * kMiB;
+inline constexpr uint64_t kGB = 1000ull * 1000 * 1000;
+
+// "70GB", "70 GB", "70G" (decimal), "64GiB", "512MiB", "1.5TB", "123456" (bytes).
+Result<uint64_t> parse_size(std::string_view text);
+
+// 14234000000 -> "14.2 GB" (one decimal).
+std::string format_gb(uint64_t bytes);
+std::string format_gb(int64_t bytes);
+// 1048576 -> "1.0 MiB"; picks KiB/MiB/GiB.
+std::string format_binary(uint64_t bytes);
+
+}  // namespace sparkdoc

@@ -1,0 +1,12 @@
+#pragma once
+
+#include "core/json.h"
+#include "pyenv/readings.h"
+
+namespace sparkdoc::pyenv {
+SPARKDOC_JSON(Distribution, name, version, location)
+SPARKDOC_JSON(SonameNeed, soname, needed_by, found)
+SPARKDOC_JSON(TorchInfo, location, version, cuda, arch_list, cuda_sonames)
+SPARKDOC_JSON(PythonEnv, source, prefix, interpreter, python_version, site_packages, packages,
+              torch)
+}  // namespace sparkdoc::pyenv

@@ -1,0 +1,47 @@
+#include "snapshot/json.h"
+
+#include <fmt/format.h>
+
+#include "core/json.h"
+#include "gpu/json.h"
+#include "pyenv/json.h"
+#include "sys/json.h"
+
+namespace sparkdoc {
+
+SPARKDOC_JSON(BandwidthMeasurement, device_copy_gbps, method, taken_at)
+SPARKDOC_JSON(Snapshot, schema_version, sparkdoc_version, taken_at, host, meminfo, vm,
+              memory_pressure, nvidia_module, cgroup, container, limits, env, accelerate_config,
+              processes, parallel_configs, gpu, python, bandwidth)
+
+nlohmann::json snapshot_to_json(const Snapshot& snapshot) { return snapshot; }
+
+Result<Snapshot> snapshot_from_json(const nlohmann::json& document) {
+  if (!document.is_object()) return fail("a snapshot is a JSON object");
+  auto version = document.find("schema_version");
+  if (version == document.end() || !version->is_number_integer()) {
+    return fail("not a sparkdoc snapshot: no integer schema_version");
+  }
+  int v = version->get<int>();
+  if (v < 1 || v > kSnapshotSchemaVersion) {
+    return fail(fmt::format("snapshot schema_version {} is not supported (this sparkdoc reads 1..{})",
+                            v, kSnapshotSchemaVersion));
+  }
+  try {
+    return document.get<Snapshot>();
+  } catch (const nlohmann::json::exception& e) {
+    return fail(fmt::format("snapshot does not match the schema: {}", e.what()));
+  }
+}
+
+std::string snapshot_to_text(const Snapshot& snapshot) {
+  return snapshot_to_json(snapshot).dump(2) + "\n";
+}
+
+Result<Snapshot> snapshot_from_text(std::string_view text) {
+  nlohmann::json document = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (document.is_discarded()) return fail("snapshot is not valid JSON");
+  return snapshot_from_json(document);
+}
+
+}  // namespace sparkdoc

@@ -1,0 +1,21 @@
+// Snapshot <-> JSON. Reading a document checks schema_version and reports what is wrong
+// with a bad one (never throws to the caller).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "core/result.h"
+#include "snapshot/snapshot.h"
+
+namespace sparkdoc {
+
+nlohmann::json snapshot_to_json(const Snapshot& snapshot);
+Result<Snapshot> snapshot_from_json(const nlohmann::json& document);
+// Pretty-printed, sorted keys, trailing newline: deterministic for golden files.
+std::string snapshot_to_text(const Snapshot& snapshot);
+Result<Snapshot> snapshot_from_text(std::string_view text);
+
+}  // namespace sparkdoc

@@ -1,0 +1,32 @@
+#include "core/units.h"
+
+#include <gtest/gtest.h>
+
+namespace sparkdoc {
+namespace {
+
+TEST(ParseSize, DecimalAndBinaryUnits) {
+  EXPECT_EQ(parse_size("70GB").value(), 70 * kGB);
+  EXPECT_EQ(parse_size("70 G").value(), 70 * kGB);
+  EXPECT_EQ(parse_size("64GiB").value(), 64 * kGiB);
+  EXPECT_EQ(parse_size("512MiB").value(), 512 * kMiB);
+  EXPECT_EQ(parse_size("1.5TB").value(), 1500 * kGB);
+  EXPECT_EQ(parse_size("123456").value(), 123456u);
+}
+
+TEST(ParseSize, RejectsGarbage) {
+  EXPECT_FALSE(parse_size(""));
+  EXPECT_FALSE(parse_size("GB"));
+  EXPECT_FALSE(parse_size("12 parsecs"));
+  EXPECT_FALSE(parse_size("-4GB"));
+  EXPECT_FALSE(parse_size("1e30GB"));
+}
+
+TEST(FormatGb, OneDecimal) {
+  EXPECT_EQ(format_gb(uint64_t{14'234'000'000}), "14.2 GB");
+  EXPECT_EQ(format_gb(int64_t{-2'000'000'000}), "-2.0 GB");
+  EXPECT_EQ(format_binary(1048576), "1.0 MiB");
+}
+
+}  // namespace
+}  // namespace sparkdoc
