@@ -1,0 +1,57 @@
+// The one explicit table of checks. `check`, `explain`, `--list` and the docs page are all
+// printed from it; nothing registers itself.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "checks/finding.h"
+#include "snapshot/snapshot.h"
+
+namespace sparkdoc::checks {
+
+using CheckFn = Finding (*)(const Snapshot&, const Workload&, const Platform&);
+
+struct CheckInfo {
+  std::string_view id;           // "G3"; never reused for another meaning
+  std::string_view title;        // "UMA OOM below 128 GB"
+  std::string_view reads;        // which snapshot readings it judges
+  std::string_view symptom;      // what a person sees
+  std::string_view cause;        // why it happens
+  std::string_view how_checked;  // what sparkdoc looks at
+  std::string_view fix;          // what to do
+  std::string_view source;       // "002 G3", "000 §6", "001"
+  std::string_view keywords;     // extra words for `explain "symptom words"`
+  CheckFn run;
+};
+
+// G1..G10 in order, then S1..Sn in order.
+std::span<const CheckInfo> all_checks();
+const CheckInfo* find_check(std::string_view id);  // case-insensitive; nullptr if unknown
+
+Platform classify_platform(const Snapshot& snapshot);
+
+// Runs the checks whose IDs are in `only` (all when empty), in table order. A check that
+// throws becomes a FAIL naming the internal error, never a crash.
+std::vector<Finding> run_checks(const Snapshot& snapshot, const Workload& workload,
+                                const std::vector<std::string>& only = {});
+
+// Memory headroom by NVIDIA's UMA rule (hugepages free if configured, else MemAvailable +
+// SwapFree) minus a safety floor; on discrete GPUs the GPU's free memory. Used by G3 and the
+// env report's headroom_gb.
+struct Headroom {
+  int64_t bytes = 0;            // may be negative
+  uint64_t available_bytes = 0; // before the floor
+  uint64_t floor_bytes = 0;
+  uint64_t page_cache_bytes = 0;
+  uint64_t reclaimable_cache_bytes = 0;
+  std::string rule;             // how it was computed, for the report
+};
+std::optional<Headroom> compute_headroom(const Snapshot& snapshot, const Platform& platform);
+
+// Ranks checks against free text ("OOM while nvidia-smi shows free memory") for `explain`.
+std::vector<const CheckInfo*> search_checks(std::string_view words, size_t max_results = 3);
+
+}  // namespace sparkdoc::checks
