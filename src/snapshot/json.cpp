@@ -35,7 +35,7 @@ Result<Snapshot> snapshot_from_json(const nlohmann::json& document) {
 }
 
 std::string snapshot_to_text(const Snapshot& snapshot) {
-  return snapshot_to_json(snapshot).dump(2) + "\n";
+  return snapshot_to_json(snapshot).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 Result<Snapshot> snapshot_from_text(std::string_view text) {
