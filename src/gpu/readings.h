@@ -35,8 +35,8 @@ struct GpuProcess {
 };
 
 // Cumulative time spent in each slowdown since driver load, nanoseconds (NVML field values
-// 74, 76, 251, 252, 253 on R575+). GB10 often reads the instantaneous reasons as 0 while
-// capped; deltas of these counters tell the truth.
+// 74, 76 and 269-271 on R580+; 251-253 for the last three on R575-R579). GB10 often reads the
+// instantaneous reasons as 0 while capped; deltas of these counters tell the truth.
 struct ClockEventCounters {
   Reading<uint64_t> sw_power_cap_ns;
   Reading<uint64_t> sync_boost_ns;
@@ -62,7 +62,7 @@ struct Device {
   Reading<std::string> name;
   Reading<std::string> uuid;
   Reading<std::string> pci_bus_id;
-  Reading<std::string> bus_type;           // "pcie", "integrated", "pci", "agp", "fpci", "unknown"
+  Reading<std::string> bus_type;           // "pcie", "pci", "fpci", "agp", "unknown", "unknown (N)"
   Reading<ComputeCapability> compute_capability;
   Reading<MemoryInfo> memory;              // not_supported on GB10 (no dedicated framebuffer)
   Reading<unsigned> temperature_c;
@@ -105,7 +105,8 @@ struct CudaDevice {
 struct CudaReadings {
   std::string library;
   Reading<int> driver_version;             // cuDriverGetVersion: 13000 for 13.0
-  std::vector<CudaDevice> devices;         // empty with a reason in init_error when cuInit fails
+  std::vector<CudaDevice> devices;         // empty with a reason in init_error when cuInit
+                                           // (or cuDeviceGetCount) fails
   std::optional<std::string> init_error;   // "CUDA_ERROR_NO_DEVICE: no CUDA-capable device ..."
   bool operator==(const CudaReadings&) const = default;
 };

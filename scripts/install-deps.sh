@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs what sparkdoc builds and tests with, from the distribution's packages only
+# (Debian 12 / Ubuntu 24.04). Safe to run again.
+set -euo pipefail
+packages=(
+  cmake ninja-build g++ pkg-config
+  libcli11-dev nlohmann-json3-dev libfmt-dev libelf-dev libexpected-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  clang libclang-rt-dev
+)
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+$sudo apt-get update -q
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -1,0 +1,42 @@
+// The part of the CUDA driver API (libcuda) that sparkdoc uses, mirrored from cuda.h (CUDA 13.0)
+// so that no toolkit is needed to build. Spellings follow cuda.h; only what the entry-point
+// table in cuda_api.h and the in-tree fake library use is here.
+#pragma once
+
+#include <cstddef>
+
+namespace sparkdoc::gpu::cuda {
+
+// cuda.h, CUDA 13.0: typedef enum cudaError_enum {...} CUresult. A code not listed here is
+// still passed through; cuGetErrorName names it.
+enum CUresult : int {
+  CUDA_SUCCESS = 0,
+  CUDA_ERROR_INVALID_VALUE = 1,
+  CUDA_ERROR_OUT_OF_MEMORY = 2,
+  CUDA_ERROR_NOT_INITIALIZED = 3,
+  CUDA_ERROR_DEINITIALIZED = 4,
+  CUDA_ERROR_STUB_LIBRARY = 34,
+  CUDA_ERROR_INSUFFICIENT_DRIVER = 35,
+  CUDA_ERROR_NO_DEVICE = 100,
+  CUDA_ERROR_INVALID_DEVICE = 101,
+  CUDA_ERROR_OPERATING_SYSTEM = 304,
+  CUDA_ERROR_NOT_PERMITTED = 800,
+  CUDA_ERROR_NOT_SUPPORTED = 801,
+  CUDA_ERROR_SYSTEM_DRIVER_MISMATCH = 803,
+  CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE = 804,
+  CUDA_ERROR_UNKNOWN = 999,
+};
+
+// cuda.h, CUDA 13.0: typedef int CUdevice_v1; typedef CUdevice_v1 CUdevice.
+using CUdevice = int;
+
+// cuda.h, CUDA 13.0: CUdevice_attribute, the values sparkdoc reads.
+enum CUdevice_attribute : int {
+  CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
+  CU_DEVICE_ATTRIBUTE_INTEGRATED = 18,
+  CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
+  CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
+  CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS = 88,
+};
+
+}  // namespace sparkdoc::gpu::cuda

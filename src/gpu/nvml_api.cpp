@@ -1,0 +1,105 @@
+#include "gpu/nvml_api.h"
+
+#include <vector>
+
+#include "core/strings.h"
+
+namespace sparkdoc::gpu {
+
+using namespace nvml;
+
+Result<Nvml> Nvml::load(const std::string& name) {
+  auto library = DynamicLibrary::open(name);
+  if (!library) {
+    if (library.error().why == Why::kAbsent && name == kSoname) {
+      return fail(Why::kAbsent, std::string(kSoname) +
+                                    " not found: no NVIDIA driver installed, or its libraries "
+                                    "are not mounted into this container");
+    }
+    return fail(library.error().why, name + " not loaded: " + library.error().message);
+  }
+  Nvml nvml;
+  nvml.library_ = library->path();
+  std::vector<std::string> missing_required;
+#define SPARKDOC_NVML_BIND(need, ret, member, params, ...) \
+  library->bind(nvml.api_.member, Need::need, {__VA_ARGS__}, missing_required);
+  SPARKDOC_NVML_ENTRY_POINTS(SPARKDOC_NVML_BIND)
+#undef SPARKDOC_NVML_BIND
+  if (!missing_required.empty()) {
+    return fail(Why::kError, join(missing_required, "; ") + ": not a usable NVML library");
+  }
+  return nvml;
+}
+
+const Result<Nvml>& Nvml::instance() {
+  static const Result<Nvml> nvml = [] {
+    std::string name = library_name(kLibraryEnv, kSoname);
+    Result<Nvml> loaded = load(name);
+    if (!loaded && name != kSoname) {
+      loaded.error().message += std::string(" (named by ") + kLibraryEnv + ")";
+    }
+    return loaded;
+  }();
+  return nvml;
+}
+
+Error Nvml::error(nvmlReturn_t code, std::string_view function) const {
+  std::string message(function);
+  message += " returned ";
+  std::string_view name = nvml_return_name(code);
+  if (!name.empty()) message += std::string(name) + " ";
+  message += "(" + std::to_string(static_cast<int>(code)) + ")";
+  if (api_.error_string) {
+    const char* text = api_.error_string(code);
+    if (text != nullptr && text[0] != '\0') message += std::string(": ") + text;
+  }
+  return Error{nvml_why(code), std::move(message)};
+}
+
+Why nvml_why(nvmlReturn_t code) {
+  switch (code) {
+    case NVML_ERROR_NOT_SUPPORTED:
+    // The loaded NVML predates the function: the same capability gap as a missing symbol.
+    case NVML_ERROR_FUNCTION_NOT_FOUND:
+      return Why::kNotSupported;
+    case NVML_ERROR_NO_PERMISSION:
+      return Why::kNoPermission;
+    case NVML_ERROR_LIBRARY_NOT_FOUND:
+    case NVML_ERROR_DRIVER_NOT_LOADED:
+      return Why::kAbsent;
+    default:
+      return Why::kError;
+  }
+}
+
+std::string_view nvml_return_name(nvmlReturn_t code) {
+  switch (code) {
+    case NVML_SUCCESS: return "NVML_SUCCESS";
+    case NVML_ERROR_UNINITIALIZED: return "NVML_ERROR_UNINITIALIZED";
+    case NVML_ERROR_INVALID_ARGUMENT: return "NVML_ERROR_INVALID_ARGUMENT";
+    case NVML_ERROR_NOT_SUPPORTED: return "NVML_ERROR_NOT_SUPPORTED";
+    case NVML_ERROR_NO_PERMISSION: return "NVML_ERROR_NO_PERMISSION";
+    case NVML_ERROR_ALREADY_INITIALIZED: return "NVML_ERROR_ALREADY_INITIALIZED";
+    case NVML_ERROR_NOT_FOUND: return "NVML_ERROR_NOT_FOUND";
+    case NVML_ERROR_INSUFFICIENT_SIZE: return "NVML_ERROR_INSUFFICIENT_SIZE";
+    case NVML_ERROR_INSUFFICIENT_POWER: return "NVML_ERROR_INSUFFICIENT_POWER";
+    case NVML_ERROR_DRIVER_NOT_LOADED: return "NVML_ERROR_DRIVER_NOT_LOADED";
+    case NVML_ERROR_TIMEOUT: return "NVML_ERROR_TIMEOUT";
+    case NVML_ERROR_IRQ_ISSUE: return "NVML_ERROR_IRQ_ISSUE";
+    case NVML_ERROR_LIBRARY_NOT_FOUND: return "NVML_ERROR_LIBRARY_NOT_FOUND";
+    case NVML_ERROR_FUNCTION_NOT_FOUND: return "NVML_ERROR_FUNCTION_NOT_FOUND";
+    case NVML_ERROR_CORRUPTED_INFOROM: return "NVML_ERROR_CORRUPTED_INFOROM";
+    case NVML_ERROR_GPU_IS_LOST: return "NVML_ERROR_GPU_IS_LOST";
+    case NVML_ERROR_RESET_REQUIRED: return "NVML_ERROR_RESET_REQUIRED";
+    case NVML_ERROR_OPERATING_SYSTEM: return "NVML_ERROR_OPERATING_SYSTEM";
+    case NVML_ERROR_LIB_RM_VERSION_MISMATCH: return "NVML_ERROR_LIB_RM_VERSION_MISMATCH";
+    case NVML_ERROR_IN_USE: return "NVML_ERROR_IN_USE";
+    case NVML_ERROR_MEMORY: return "NVML_ERROR_MEMORY";
+    case NVML_ERROR_NO_DATA: return "NVML_ERROR_NO_DATA";
+    case NVML_ERROR_ARGUMENT_VERSION_MISMATCH: return "NVML_ERROR_ARGUMENT_VERSION_MISMATCH";
+    case NVML_ERROR_UNKNOWN: return "NVML_ERROR_UNKNOWN";
+  }
+  return {};
+}
+
+}  // namespace sparkdoc::gpu
