@@ -8,5 +8,5 @@ SPARKDOC_JSON(Distribution, name, version, location)
 SPARKDOC_JSON(SonameNeed, soname, needed_by, found)
 SPARKDOC_JSON(TorchInfo, location, version, cuda, arch_list, cuda_sonames)
 SPARKDOC_JSON(PythonEnv, source, prefix, interpreter, python_version, site_packages, packages,
-              torch)
+              torch, duplicates)
 }  // namespace sparkdoc::pyenv

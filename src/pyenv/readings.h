@@ -12,7 +12,7 @@
 namespace sparkdoc::pyenv {
 
 struct Distribution {
-  std::string name;       // as written in METADATA ("torch", "nvidia-cuda-runtime")
+  std::string name;       // PEP 503 normalized, as the map key ("torch", "nvidia-cuda-runtime")
   std::string version;    // "2.11.0+cu130"
   std::string location;   // the .dist-info or .egg-info directory
   bool operator==(const Distribution&) const = default;
@@ -44,6 +44,10 @@ struct PythonEnv {
   std::vector<std::string> site_packages;
   std::map<std::string, Distribution> packages;  // watched names only, key = normalized name
   Reading<TorchInfo> torch;
+  // Watched distributions seen again after the one in `packages`: a second metadata folder of
+  // the same name (an interrupted or mixed install), or a copy in a later site-packages folder
+  // that the first one shadows.
+  std::vector<Distribution> duplicates;
   bool operator==(const PythonEnv&) const = default;
 };
 

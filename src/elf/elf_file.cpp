@@ -1,0 +1,125 @@
+#include "elf/elf_file.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <gelf.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+namespace sparkdoc::elf {
+namespace {
+
+// libelf refuses every call until the caller has named the ELF version it speaks. The
+// function-local static makes that one-time handshake thread-safe without global state of ours.
+bool libelf_ready() {
+  static const bool ready = elf_version(EV_CURRENT) != EV_NONE;
+  return ready;
+}
+
+Why why_from_errno(int err) {
+  switch (err) {
+    case ENOENT:
+    case ENOTDIR:
+      return Why::kAbsent;
+    case EACCES:
+    case EPERM:
+      return Why::kNoPermission;
+    default:
+      return Why::kError;
+  }
+}
+
+const char* last_libelf_message() {
+  const char* msg = elf_errmsg(-1);
+  return msg ? msg : "unknown libelf error";
+}
+
+// Accepts only a complete ELF object whose header libelf can read: archives, empty files and
+// text are refused here so that every later call may assume a valid Ehdr.
+Result<bool> check_kind(Elf* elf, const std::string& name) {
+  if (elf == nullptr) {
+    return fail(fmt::format("{}: not a readable ELF file: {}", name, last_libelf_message()));
+  }
+  switch (elf_kind(elf)) {
+    case ELF_K_ELF:
+      break;
+    case ELF_K_AR:
+      return fail(fmt::format("{}: an ar archive, not an ELF object", name));
+    default:
+      return fail(fmt::format("{}: not an ELF file", name));
+  }
+  GElf_Ehdr ehdr;
+  if (gelf_getehdr(elf, &ehdr) == nullptr) {
+    return fail(
+        fmt::format("{}: truncated or corrupt ELF header: {}", name, last_libelf_message()));
+  }
+  return true;
+}
+
+}  // namespace
+
+ElfFile::ElfFile(std::string name, int fd, Elf* elf, std::vector<char> image)
+    : name_(std::move(name)), fd_(fd), elf_(elf), image_(std::move(image)) {}
+
+ElfFile::ElfFile(ElfFile&& other) noexcept
+    : name_(std::move(other.name_)),
+      fd_(std::exchange(other.fd_, -1)),
+      elf_(std::exchange(other.elf_, nullptr)),
+      image_(std::move(other.image_)) {}
+
+ElfFile& ElfFile::operator=(ElfFile&& other) noexcept {
+  if (this != &other) {
+    close();
+    name_ = std::move(other.name_);
+    fd_ = std::exchange(other.fd_, -1);
+    elf_ = std::exchange(other.elf_, nullptr);
+    image_ = std::move(other.image_);
+  }
+  return *this;
+}
+
+ElfFile::~ElfFile() {
+  close();
+}
+
+void ElfFile::close() {
+  if (elf_ != nullptr) elf_end(elf_);
+  elf_ = nullptr;
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
+std::string ElfFile::libelf_error(std::string_view what) const {
+  return fmt::format("{}: {}: {}", name_, what, last_libelf_message());
+}
+
+Result<ElfFile> ElfFile::open(const std::string& path) {
+  if (!libelf_ready()) return fail(fmt::format("{}: libelf is unusable", path));
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    int err = errno;
+    return fail(why_from_errno(err), fmt::format("cannot open {}: {}", path, std::strerror(err)));
+  }
+  // ELF_C_READ_MMAP: pages are faulted in on demand, and libelf points into the mapping
+  // instead of copying sections whose byte order and alignment already match the host.
+  ElfFile file(path, fd, elf_begin(fd, ELF_C_READ_MMAP, nullptr), {});
+  auto kind = check_kind(file.elf_, path);
+  if (!kind) return tl::unexpected(std::move(kind.error()));
+  return file;
+}
+
+Result<ElfFile> ElfFile::from_memory(const void* data, size_t size, std::string name) {
+  if (!libelf_ready()) return fail(fmt::format("{}: libelf is unusable", name));
+  if (data == nullptr || size == 0) return fail(fmt::format("{}: empty, not an ELF file", name));
+  std::vector<char> image(static_cast<const char*>(data), static_cast<const char*>(data) + size);
+  Elf* elf = elf_memory(image.data(), image.size());
+  ElfFile file(std::move(name), -1, elf, std::move(image));
+  auto kind = check_kind(file.elf_, file.name_);
+  if (!kind) return tl::unexpected(std::move(kind.error()));
+  return file;
+}
+
+}  // namespace sparkdoc::elf
