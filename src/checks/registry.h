@@ -2,6 +2,8 @@
 // printed from it; nothing registers itself.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -37,6 +39,11 @@ Platform classify_platform(const Snapshot& snapshot);
 // throws becomes a FAIL naming the internal error, never a crash.
 std::vector<Finding> run_checks(const Snapshot& snapshot, const Workload& workload,
                                 const std::vector<std::string>& only = {});
+// The same over any table (all_checks() is the one production table); the platform is
+// classified once and handed to every check.
+std::vector<Finding> run_checks(std::span<const CheckInfo> table, const Snapshot& snapshot,
+                                const Workload& workload,
+                                const std::vector<std::string>& only = {});
 
 // Memory headroom by NVIDIA's UMA rule (hugepages free if configured, else MemAvailable +
 // SwapFree) minus a safety floor; on discrete GPUs the GPU's free memory. Used by G3 and the
@@ -48,7 +55,14 @@ struct Headroom {
   uint64_t page_cache_bytes = 0;
   uint64_t reclaimable_cache_bytes = 0;
   std::string rule;             // how it was computed, for the report
+  bool hugepages = false;       // the HugePages_Free rule was used
+  // Headroom if no page cache is reclaimed: MemFree + SwapFree - floor on unified memory
+  // (equal to `bytes` on the hugepage and discrete rules, where the page cache plays no part).
+  int64_t without_cache_bytes = 0;
+  // The GPU whose memory decided it (discrete rule only).
+  std::optional<unsigned> device;
 };
+inline constexpr uint64_t kHeadroomFloorBytes = uint64_t{8} << 30;  // 8 GiB
 std::optional<Headroom> compute_headroom(const Snapshot& snapshot, const Platform& platform);
 
 // Ranks checks against free text ("OOM while nvidia-smi shows free memory") for `explain`.

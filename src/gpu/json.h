@@ -18,7 +18,7 @@ SPARKDOC_JSON(Device, index, name, uuid, pci_bus_id, bus_type, compute_capabilit
 SPARKDOC_JSON(NvmlReadings, library, driver_version, cuda_driver_version, nvml_version, devices)
 SPARKDOC_JSON(CudaDevice, ordinal, name, compute_capability, total_memory_bytes, integrated,
               pageable_memory_access, multiprocessors)
-SPARKDOC_JSON(CudaReadings, library, driver_version, devices, init_error)
+SPARKDOC_JSON(CudaReadings, library, driver_version, devices, init_error, devices_not_read)
 SPARKDOC_JSON(GpuReadings, nvml, cuda)
 
 }  // namespace sparkdoc::gpu

@@ -21,6 +21,12 @@ namespace sparkdoc::gpu {
 // Everything, through the process-wide loaders (SPARKDOC_NVML_LIBRARY / SPARKDOC_CUDA_LIBRARY
 // or the sonames). A library that cannot be loaded makes its half absent with the reason.
 GpuReadings read_gpu();
+// Each half of read_gpu() alone, through the process-wide loaders, so a caller can read NVML
+// and the CUDA driver at the same time (each spends tens of milliseconds in its library).
+Reading<NvmlReadings> read_nvml_live();
+// With init_devices false, only the driver version is read (no cuInit) and devices_not_read
+// says why.
+Reading<CudaReadings> read_cuda_live(bool init_devices = true);
 // The same through loaders the caller chose (tests load the in-tree fakes with Nvml::load).
 GpuReadings read_gpu(const Result<Nvml>& nvml, const Result<Cuda>& cuda);
 
@@ -29,7 +35,7 @@ GpuReadings read_gpu(const Result<Nvml>& nvml, const Result<Cuda>& cuda);
 Reading<NvmlReadings> read_nvml(const Nvml& nvml);
 // cuDriverGetVersion, cuInit(0), then each device's name, attributes and total memory. A
 // failing cuInit is recorded in CudaReadings::init_error, not as a failed reading.
-Reading<CudaReadings> read_cuda(const Cuda& cuda);
+Reading<CudaReadings> read_cuda(const Cuda& cuda, bool init_devices = true);
 
 // NVML_BUS_TYPE_* as "unknown", "pci", "pcie", "fpci", "agp"; another value as "unknown (N)".
 std::string bus_type_name(nvml::nvmlBusType_t bus_type);

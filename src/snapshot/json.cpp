@@ -12,7 +12,7 @@ namespace sparkdoc {
 SPARKDOC_JSON(BandwidthMeasurement, device_copy_gbps, method, taken_at)
 SPARKDOC_JSON(Snapshot, schema_version, sparkdoc_version, taken_at, host, meminfo, vm,
               memory_pressure, nvidia_module, cgroup, container, limits, env, accelerate_config,
-              processes, parallel_configs, gpu, python, bandwidth)
+              processes, parallel_configs, gpu, python, bandwidth, timings_ms)
 
 nlohmann::json snapshot_to_json(const Snapshot& snapshot) { return snapshot; }
 

@@ -49,6 +49,10 @@ struct Snapshot {
 
   Reading<BandwidthMeasurement> bandwidth;
 
+  // How long each probe took on a live capture, milliseconds ("nvml", "cuda", "sys",
+  // "python", "total"); empty in written fixtures. For "why is check slow" reports.
+  std::map<std::string, double> timings_ms;
+
   bool operator==(const Snapshot&) const = default;
 };
 

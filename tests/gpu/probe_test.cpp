@@ -441,3 +441,25 @@ TEST(Json, Gb10MemoryIsWrittenAsNotSupported) {
 
 }  // namespace
 }  // namespace sparkdoc::gpu
+
+namespace sparkdoc::gpu {
+namespace {
+
+// A check whose questions NVML answered skips cuInit (0.18 s and ~20 MB on the H200); the
+// driver version is still read, and the reading says why the devices are missing.
+TEST(ReadCuda, WithoutDeviceInitOnlyTheVersionIsRead) {
+  setenv("SPARKDOC_FAKE_GPU_FIXTURE", (std::string(SPARKDOC_FIXTURES) + "/gpu/gb10.json").c_str(), 1);
+  auto cuda = Cuda::load(SPARKDOC_FAKE_CUDA);
+  ASSERT_TRUE(cuda);
+  Reading<CudaReadings> r = read_cuda(*cuda, /*init_devices=*/false);
+  unsetenv("SPARKDOC_FAKE_GPU_FIXTURE");
+  ASSERT_TRUE(r) << r.reason();
+  EXPECT_EQ(r->driver_version, Reading<int>(13000));
+  EXPECT_TRUE(r->devices.empty());
+  EXPECT_FALSE(r->init_error);
+  ASSERT_TRUE(r->devices_not_read);
+  EXPECT_NE(r->devices_not_read->find("cuInit not called"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sparkdoc::gpu

@@ -1,0 +1,113 @@
+// G10 dual-Spark is DDP/FSDP only (002 G10; reference §5.1 G10, playbooks #3).
+//
+// Rule: nodes from the environment (NNODES, SLURM_NNODES / SLURM_JOB_NUM_NODES, WORLD_SIZE over
+// LOCAL_WORLD_SIZE when both are set), accelerate's num_machines and the command's --nnodes;
+// tensor parallelism from the config scan (a tensor-parallel key with a value > 1) and the
+// command (--tensor-parallel-size N, -tp N, --tp N, --tp-size N, tp_size=N,
+// tensor_model_parallel_size=N).
+//   FAIL  more than one node with TP > 1: ConnectX-7 carries DDP/FSDP gradient and parameter
+//         sync, but TP's per-layer exchanges are too fine-grained for it; runs hang or crawl.
+//   PASS  more than one node, no TP.
+//   INFO  one node: TP across Sparks is not in play (any TP found is fine inside one node).
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "checks/check_fns.h"
+#include "checks/common.h"
+#include "core/strings.h"
+
+namespace sparkdoc::checks {
+namespace {
+
+constexpr std::string_view kId = "G10";
+
+struct TpEvidence {
+  int64_t degree = 1;
+  std::vector<std::string> where;
+};
+
+// Config keys and command options that set the tensor-parallel degree, compared with '-' and
+// '_' alike and after any dotted prefix ("trainer.tensor_model_parallel_size").
+bool is_tp_key(std::string key) {
+  std::replace(key.begin(), key.end(), '_', '-');
+  key = to_lower(key);
+  while (!key.empty() && (key.front() == '-' || key.front() == '+')) key.erase(key.begin());
+  if (auto dot = key.rfind('.'); dot != std::string::npos) key = key.substr(dot + 1);
+  return key == "tensor-parallel-size" || key == "tp" || key == "tp-size" ||
+         key == "tensor-model-parallel-size" || key == "tensor-parallel-degree";
+}
+
+TpEvidence find_tp(const Snapshot& s, const Workload& w) {
+  TpEvidence tp;
+  auto consider = [&](std::string_view value, std::string where) {
+    auto degree = parse_i64(trim(value));
+    if (!degree || *degree <= 1) return;
+    tp.degree = std::max(tp.degree, *degree);
+    tp.where.push_back(std::move(where));
+  };
+  if (s.parallel_configs.ok()) {
+    for (const auto& hit : s.parallel_configs->hits) {
+      consider(hit.value, fmt::format("{} = {} in {}:{}", hit.key, hit.value, hit.file, hit.line));
+    }
+  }
+  if (w.command) {
+    auto words = command_words(*w.command);
+    for (size_t i = 0; i < words.size(); ++i) {
+      const std::string& word = words[i];
+      auto eq = word.find('=');
+      if (!is_tp_key(word.substr(0, eq))) continue;
+      bool is_option = word.starts_with("-");
+      if (eq != std::string::npos) {
+        consider(word.substr(eq + 1), fmt::format("{} in the command", word));
+      } else if (is_option && i + 1 < words.size()) {
+        consider(words[i + 1], fmt::format("{} {} in the command", word, words[i + 1]));
+      }
+    }
+  }
+  return tp;
+}
+
+}  // namespace
+
+Finding check_g10_parallelism(const Snapshot& s, const Workload& w, const Platform& p) {
+  NodeCount nodes = count_nodes(s, w);
+  TpEvidence tp = find_tp(s, w);
+  std::vector<std::string> details;
+  for (const auto& e : nodes.evidence) details.push_back("nodes: " + e);
+  for (const auto& e : tp.where) details.push_back("tensor parallelism: " + e);
+  std::string scanned = s.parallel_configs.ok()
+                            ? fmt::format("{} config{} scanned", s.parallel_configs->files_scanned,
+                                          s.parallel_configs->files_scanned == 1 ? "" : "s")
+                            : "configs not scanned: " + s.parallel_configs.reason();
+  if (w.command) scanned += ", command checked";
+  std::string boxes = p.kind == PlatformKind::kDgxSpark ? "Sparks" : "nodes";
+
+  if (nodes.nodes > 1) {
+    std::string node_text = fmt::format("{} nodes ({})", nodes.nodes, join(nodes.evidence, ", "));
+    if (tp.degree > 1) {
+      return make_finding(
+          kId, Verdict::kFail,
+          fmt::format("{} with tensor parallelism {} ({}): ConnectX-7 is fine for DDP/FSDP sync "
+                      "but too thin for TP; use DDP or FSDP across {}, TP only inside one node",
+                      node_text, tp.degree, tp.where.front(), boxes),
+          details);
+    }
+    return make_finding(kId, Verdict::kPass,
+                        fmt::format("{} and no tensor parallelism ({}): DDP/FSDP across {} is "
+                                    "the layout that works",
+                                    node_text, scanned, boxes),
+                        details);
+  }
+  std::string found = tp.degree > 1
+                          ? fmt::format("; tensor parallelism {} found ({}), fine inside one node",
+                                        tp.degree, tp.where.front())
+                          : "";
+  return make_finding(kId, Verdict::kInfo,
+                      fmt::format("single node ({}): tensor parallelism across {} is not in "
+                                  "play{}",
+                                  scanned, boxes, found),
+                      details);
+}
+
+}  // namespace sparkdoc::checks

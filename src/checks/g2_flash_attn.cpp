@@ -1,0 +1,84 @@
+// G2 flash-attn (002 G2; reference §5.1 G2).
+//
+// Rule, in the environment torch lives in (else the first one):
+//   PASS  flash-attn not installed: SDPA is used, the safe default on Spark.
+//   WARN  flash-attn beside unsloth, anywhere: Unsloth's auto-detection prefers flash-attn and
+//         silently drops an explicit attn_implementation="sdpa".
+//   WARN  flash-attn outside an NGC image on DGX Spark: there is no aarch64/sm_121 wheel for
+//         bare pip, so it was built locally or is a wrong build; whether it imports is the
+//         question (a native-code audit of it is `sparkdoc audit`'s job).
+//   INFO  flash-attn inside an NGC image (NGC ships a working SM121 build), or on another
+//         platform, where the Spark wheel gap does not apply.
+//   SKIP  no Python environment.
+#include <fmt/format.h>
+
+#include "checks/check_fns.h"
+#include "checks/common.h"
+
+namespace sparkdoc::checks {
+namespace {
+
+constexpr std::string_view kId = "G2";
+
+std::string with_version(std::string_view name, const pyenv::Distribution& d) {
+  return d.version.empty() ? std::string(name) : fmt::format("{} {}", name, d.version);
+}
+
+}  // namespace
+
+Finding check_g2_flash_attn(const Snapshot& s, const Workload&, const Platform& platform) {
+  if (!s.python.ok()) {
+    return make_finding(kId, Verdict::kSkip, "no Python environment read: " + s.python.reason());
+  }
+  const pyenv::PythonEnv* env = judged_env(*s.python);
+  if (!env) return make_finding(kId, Verdict::kSkip, "no Python environment found");
+  std::vector<std::string> details{"environment: " + describe_env(*env)};
+
+  const pyenv::Distribution* fa = find_dist(*env, "flash-attn");
+  if (!fa) {
+    return make_finding(kId, Verdict::kPass,
+                        "flash-attn not installed; SDPA will be used (the safe default on Spark)",
+                        details);
+  }
+  std::string fa_text = with_version("flash-attn", *fa);
+
+  if (const pyenv::Distribution* unsloth = find_dist(*env, "unsloth")) {
+    return make_finding(
+        kId, Verdict::kWarn,
+        fmt::format("{} and {} are both installed: Unsloth prefers flash-attn even when "
+                    "attn_implementation=\"sdpa\" is asked for; to force SDPA, set Unsloth's "
+                    "HAS_FLASH_ATTENTION to False before loading the model, or pip uninstall "
+                    "flash-attn",
+                    fa_text, with_version("unsloth", *unsloth)),
+        details);
+  }
+
+  ContainerVerdict container = detect_container(s);
+  if (container.ngc_pytorch && container.ngc_image) {
+    return make_finding(
+        kId, Verdict::kInfo,
+        fmt::format("{} inside {}: NGC ships a working SM121 build", fa_text, *container.ngc_image),
+        details);
+  }
+  if (platform.kind == PlatformKind::kDgxSpark) {
+    return make_finding(
+        kId, Verdict::kWarn,
+        fmt::format("{} in a bare-pip environment on DGX Spark: no aarch64/sm_121 wheel exists "
+                    "for bare pip, so this is a local build or a wrong one; check that "
+                    "`python -c \"import flash_attn\"` works, or pip uninstall flash-attn and "
+                    "use SDPA",
+                    fa_text),
+        details);
+  }
+  std::string cc = platform.compute_capability
+                       ? fmt::format("compute capability {}.{}", platform.compute_capability->major,
+                                     platform.compute_capability->minor)
+                       : std::string("no GPU read");
+  return make_finding(
+      kId, Verdict::kInfo,
+      fmt::format("{} installed ({}); the missing aarch64/sm_121 wheel is a DGX Spark problem",
+                  fa_text, cc),
+      details);
+}
+
+}  // namespace sparkdoc::checks

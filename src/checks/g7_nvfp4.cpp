@@ -1,0 +1,48 @@
+// G7 NVFP4 slower than FP8 on SM121 (002 G7; reference §5.1 G7).
+//
+// Rule, from the platform's compute capability:
+//   PASS  12.1 (GB10): the rule applies. SM121 converts to FP4 (cvt ... e2m1x2) only in code
+//         built for the arch-specific sm_121a or the family targets sm_120f/sm_121f; without it
+//         NVFP4 kernels fall back and run about 32% slower than FP8, so FP8 stays the choice
+//         unless the build targets sm_121a. Which libraries carry such code is `sparkdoc
+//         audit`'s question.
+//   INFO  12.0 (RTX PRO / GeForce Blackwell): the same family rule, with sm_120a.
+//   INFO  any other capability: not SM12x, the rule does not apply.
+//   SKIP  no GPU compute capability read.
+#include <fmt/format.h>
+
+#include "checks/check_fns.h"
+#include "checks/common.h"
+#include "core/strings.h"
+
+namespace sparkdoc::checks {
+
+Finding check_g7_nvfp4(const Snapshot&, const Workload&, const Platform& p) {
+  constexpr std::string_view kId = "G7";
+  if (!p.compute_capability) {
+    std::string why = p.kind == PlatformKind::kNoGpu ? "no NVIDIA GPU could be read"
+                                                     : "the GPU's compute capability was not read";
+    return make_finding(kId, Verdict::kSkip, fmt::format("{} ({})", why, join(p.evidence, "; ")));
+  }
+  const auto& cc = *p.compute_capability;
+  std::string name = p.gpu_name.empty() ? std::string("GPU") : p.gpu_name;
+  if (cc.major == 12 && cc.minor == 1) {
+    return make_finding(kId, Verdict::kPass,
+                        "SM121 (12.1) detected; NVFP4 kernels need sm_121a (or sm_120f/121f) "
+                        "code or they run ~32% slower than FP8 — stay on FP8 unless the build "
+                        "targets sm_121a");
+  }
+  if (cc.major == 12 && cc.minor == 0) {
+    return make_finding(kId, Verdict::kInfo,
+                        fmt::format("compute capability 12.0 ({}): SM120 runs NVFP4 at full "
+                                    "speed only from sm_120a/sm_120f code; the sm_121a rule is "
+                                    "GB10's",
+                                    name));
+  }
+  return make_finding(kId, Verdict::kInfo,
+                      fmt::format("compute capability {}.{} ({}): not SM12x; the NVFP4/sm_121a "
+                                  "rule does not apply",
+                                  cc.major, cc.minor, name));
+}
+
+}  // namespace sparkdoc::checks

@@ -1,0 +1,155 @@
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "checks/registry.h"
+#include "cli/capture_flags.h"
+#include "cli/commands.h"
+#include "core/fs.h"
+#include "core/strings.h"
+#include "core/units.h"
+#include "report/report.h"
+#include "snapshot/capture.h"
+#include "snapshot/json.h"
+
+namespace sparkdoc::cli {
+namespace {
+
+struct CheckFlags {
+  CaptureFlags capture;
+  std::string snapshot_file;
+  bool json = false;
+  std::string env_report_file;
+  bool strict = false;
+  std::vector<std::string> only;
+  bool list = false;
+  std::string need;
+  std::string playbook;
+  std::string command;
+  std::string color = "auto";
+};
+
+bool want_color(const std::string& mode) {
+  if (mode == "always") return true;
+  if (mode == "never") return false;
+  return ::isatty(STDOUT_FILENO) == 1 && std::getenv("NO_COLOR") == nullptr;
+}
+
+int run_check(const CheckFlags& flags) {
+  if (flags.list) {
+    std::cout << report::render_check_list();
+    return kExitReady;
+  }
+  Workload workload;
+  if (!flags.need.empty()) {
+    auto bytes = parse_size(flags.need);
+    if (!bytes) {
+      std::cerr << "sparkdoc check: --need: " << bytes.error().message << "\n";
+      return kExitUsage;
+    }
+    workload.need_bytes = *bytes;
+  }
+  if (!flags.playbook.empty()) workload.playbook = flags.playbook;
+  if (!flags.command.empty()) workload.command = flags.command;
+
+  std::vector<std::string> only;
+  for (const auto& item : flags.only) {
+    for (auto part : split(item, ',')) {
+      std::string id(trim(part));
+      if (id.empty()) continue;
+      if (!checks::find_check(id)) {
+        std::cerr << fmt::format("sparkdoc check: --only: no check named '{}' (see --list)\n", id);
+        return kExitUsage;
+      }
+      only.push_back(id);
+    }
+  }
+
+  Snapshot snapshot;
+  std::string source = "live";
+  if (!flags.snapshot_file.empty()) {
+    auto text = read_text(flags.snapshot_file, 256u << 20);
+    if (!text) {
+      std::cerr << "sparkdoc check: " << text.error().message << "\n";
+      return kExitUsage;
+    }
+    auto parsed = snapshot_from_text(*text);
+    if (!parsed) {
+      std::cerr << fmt::format("sparkdoc check: {}: {}\n", flags.snapshot_file,
+                               parsed.error().message);
+      return kExitUsage;
+    }
+    snapshot = std::move(*parsed);
+    auto slash = flags.snapshot_file.find_last_of('/');
+    source = slash == std::string::npos ? flags.snapshot_file
+                                        : flags.snapshot_file.substr(slash + 1);
+  } else {
+    snapshot = capture(flags.capture.options());
+  }
+
+  report::CheckReport rep = report::make_report(snapshot, workload, only, source);
+  if (!flags.env_report_file.empty()) {
+    std::ofstream out(flags.env_report_file);
+    out << report::render_env_report(rep, flags.strict).dump(2) << "\n";
+    if (!out) {
+      std::cerr << "sparkdoc check: cannot write " << flags.env_report_file << "\n";
+      return kExitUsage;
+    }
+  }
+  if (flags.json) {
+    std::cout << report::render_json(rep, flags.strict).dump(2) << "\n";
+  } else {
+    report::TextOptions options;
+    options.color = want_color(flags.color);
+    options.strict = flags.strict;
+    std::cout << report::render_text(rep, options);
+  }
+  std::cout.flush();
+  return report::readiness(rep.findings, flags.strict) == report::Readiness::kBlocked
+             ? kExitBlocked
+             : kExitReady;
+}
+
+}  // namespace
+
+std::function<int()> add_check_command(CLI::App& app) {
+  auto flags = std::make_shared<CheckFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "check",
+      "Preflight: judge this machine (or a recorded snapshot) against G1-G10 and the recipe "
+      "checks. One line per check: ID, PASS/FAIL/WARN/SKIP/INFO, detail. Exit 0 ready, "
+      "1 blocked (any FAIL; with --strict any WARN), 2 usage or internal error.");
+  cmd->add_option("--snapshot", flags->snapshot_file,
+                  "Judge a snapshot recorded with `sparkdoc snapshot -o FILE` instead of this "
+                  "machine");
+  cmd->add_flag("--json", flags->json, "Write the findings as JSON to stdout");
+  cmd->add_option("--env-report", flags->env_report_file,
+                  "Also write the env report (platform, checks, headroom_gb, verdict) to FILE");
+  cmd->add_flag("--strict", flags->strict, "Treat WARN as blocking (exit 1)");
+  cmd->add_option("--only", flags->only, "Run only these checks, e.g. --only G1,G3")
+      ->delimiter(',');
+  cmd->add_flag("--list", flags->list, "List the checks and exit");
+  cmd->add_option("--need", flags->need,
+                  "Memory the run needs, e.g. 70GB or 64GiB: G3 judges headroom against it");
+  cmd->add_option("--playbook", flags->playbook,
+                  "Official DGX Spark playbook you follow (G8), e.g. unsloth, vllm, nccl");
+  cmd->add_option("--cmd", flags->command,
+                  "The launch command you plan to run, for G10 and S8, e.g. \"torchrun ...\"");
+  cmd->add_option("--color", flags->color, "auto, always or never")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
+  cmd->add_flag("--cuda", flags->capture.cuda_devices_always,
+                "Also initialise the CUDA driver to read its device attributes when NVML already "
+                "answered (costs about 0.2 s and 20 MB; `sparkdoc snapshot` always does)");
+  flags->capture.add_to(*cmd);
+  return [flags]() { return run_check(*flags); };
+}
+
+}  // namespace sparkdoc::cli

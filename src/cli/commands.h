@@ -1,0 +1,22 @@
+// Subcommands of the sparkdoc binary. Each registers its options on a CLI11 app and returns
+// the process exit status when run: 0 ready, 1 blocked, 2 usage or internal error.
+#pragma once
+
+#include <functional>
+
+namespace CLI {
+class App;
+}
+
+namespace sparkdoc::cli {
+
+inline constexpr int kExitReady = 0;
+inline constexpr int kExitBlocked = 1;
+inline constexpr int kExitUsage = 2;
+
+// Each returns the function to call when its subcommand was chosen.
+std::function<int()> add_check_command(CLI::App& app);
+std::function<int()> add_explain_command(CLI::App& app);
+std::function<int()> add_snapshot_command(CLI::App& app);
+
+}  // namespace sparkdoc::cli

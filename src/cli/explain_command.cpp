@@ -1,0 +1,59 @@
+#include <iostream>
+#include <memory>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "checks/registry.h"
+#include "cli/commands.h"
+#include "core/strings.h"
+#include "report/report.h"
+
+namespace sparkdoc::cli {
+namespace {
+
+int run_explain(const std::vector<std::string>& words) {
+  if (words.empty()) {
+    std::cout << "Usage: sparkdoc explain ID | \"symptom words\"\n\nChecks:\n"
+              << report::render_check_list();
+    return kExitReady;
+  }
+  std::vector<std::string> copy(words.begin(), words.end());
+  std::string query = join(copy, " ");
+  if (const checks::CheckInfo* info = checks::find_check(trim(query))) {
+    std::cout << report::render_explanation(*info);
+    return kExitReady;
+  }
+  auto matches = checks::search_checks(query);
+  if (matches.empty()) {
+    std::cerr << fmt::format(
+        "sparkdoc explain: nothing matches \"{}\". Try a check ID (sparkdoc check --list) or "
+        "other symptom words.\n",
+        query);
+    return kExitUsage;
+  }
+  std::cout << fmt::format("Best match for \"{}\":\n\n", query);
+  std::cout << report::render_explanation(*matches.front());
+  if (matches.size() > 1) {
+    std::cout << "\nAlso related:\n";
+    for (size_t i = 1; i < matches.size(); ++i) {
+      std::cout << fmt::format("  {:<4} {}\n", matches[i]->id, matches[i]->title);
+    }
+  }
+  return kExitReady;
+}
+
+}  // namespace
+
+std::function<int()> add_explain_command(CLI::App& app) {
+  auto words = std::make_shared<std::vector<std::string>>();
+  CLI::App* cmd = app.add_subcommand(
+      "explain",
+      "What a check or a symptom means: its symptom, cause, how sparkdoc checks it, the fix and "
+      "the document it comes from. `sparkdoc explain G3`, `sparkdoc explain \"OOM while "
+      "nvidia-smi shows free memory\"`.");
+  cmd->add_option("words", *words, "A check ID or symptom words");
+  return [words]() { return run_explain(*words); };
+}
+
+}  // namespace sparkdoc::cli

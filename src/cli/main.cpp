@@ -1,0 +1,52 @@
+// sparkdoc: a doctor for ML training on DGX Spark and any Linux machine with an NVIDIA GPU.
+#include <exception>
+#include <functional>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.h"
+#include "core/version.h"
+
+int main(int argc, char** argv) {
+  using namespace sparkdoc::cli;
+  // `sparkdoc` and `sparkdoc --json ...` mean `sparkdoc check ...`.
+  std::vector<std::string> args(argv, argv + argc);
+  if (args.size() == 1 ||
+      (args[1].size() > 1 && args[1][0] == '-' && args[1] != "--help" && args[1] != "-h" &&
+       args[1] != "--version")) {
+    args.insert(args.begin() + 1, "check");
+  }
+  try {
+    CLI::App app(
+        "sparkdoc: preflight, explain and record a machine for ML training on NVIDIA DGX Spark "
+        "(GB10) and any Linux machine with an NVIDIA GPU.\nWith no command, runs `check`.",
+        "sparkdoc");
+    app.set_version_flag("--version", std::string(sparkdoc::kVersion));
+    app.require_subcommand(1, 1);
+    app.fallthrough(false);
+    auto check = add_check_command(app);
+    auto explain = add_explain_command(app);
+    auto snapshot = add_snapshot_command(app);
+    std::vector<const char*> cargs;
+    for (auto& a : args) cargs.push_back(a.c_str());
+    try {
+      app.parse(static_cast<int>(cargs.size()), cargs.data());
+    } catch (const CLI::ParseError& e) {
+      int rc = app.exit(e);
+      return rc == 0 ? kExitReady : kExitUsage;
+    }
+    if (app.got_subcommand("check")) return check();
+    if (app.got_subcommand("explain")) return explain();
+    if (app.got_subcommand("snapshot")) return snapshot();
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    std::cerr << "sparkdoc: internal error: " << e.what() << "\n";
+    return kExitUsage;
+  } catch (...) {
+    std::cerr << "sparkdoc: internal error\n";
+    return kExitUsage;
+  }
+}

@@ -1,0 +1,212 @@
+#include "report/report.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/units.h"
+
+namespace sparkdoc::report {
+namespace {
+
+using checks::Verdict;
+
+std::string_view color_of(Verdict v) {
+  switch (v) {
+    case Verdict::kPass: return "\x1b[32m";
+    case Verdict::kFail: return "\x1b[1;31m";
+    case Verdict::kWarn: return "\x1b[33m";
+    case Verdict::kSkip: return "\x1b[2m";
+    case Verdict::kInfo: return "\x1b[36m";
+  }
+  return "";
+}
+
+struct Counts {
+  int pass = 0, fail = 0, warn = 0, skip = 0, info = 0;
+};
+
+Counts count(const std::vector<checks::Finding>& findings) {
+  Counts c;
+  for (const auto& f : findings) {
+    switch (f.verdict) {
+      case Verdict::kPass: ++c.pass; break;
+      case Verdict::kFail: ++c.fail; break;
+      case Verdict::kWarn: ++c.warn; break;
+      case Verdict::kSkip: ++c.skip; break;
+      case Verdict::kInfo: ++c.info; break;
+    }
+  }
+  return c;
+}
+
+// Headroom in whole decimal GB, rounded down: a budget is never rounded up.
+std::optional<double> headroom_gb(const CheckReport& report) {
+  if (!report.headroom) return std::nullopt;
+  return std::floor(static_cast<double>(report.headroom->bytes) / 1e8) / 10.0;
+}
+
+}  // namespace
+
+std::string_view readiness_key(Readiness r) {
+  switch (r) {
+    case Readiness::kReady: return "ready";
+    case Readiness::kReadyWithWarnings: return "ready-with-warnings";
+    case Readiness::kBlocked: return "blocked";
+  }
+  return "blocked";
+}
+
+CheckReport make_report(const Snapshot& snapshot, const Workload& workload,
+                        const std::vector<std::string>& only, std::string source) {
+  CheckReport r;
+  r.sparkdoc_version = snapshot.sparkdoc_version;
+  r.taken_at = snapshot.taken_at;
+  r.hostname = snapshot.host.hostname.value_or("");
+  r.source = std::move(source);
+  r.platform = checks::classify_platform(snapshot);
+  r.headroom = checks::compute_headroom(snapshot, r.platform);
+  r.findings = checks::run_checks(snapshot, workload, only);
+  return r;
+}
+
+Readiness readiness(const std::vector<checks::Finding>& findings, bool strict) {
+  Counts c = count(findings);
+  if (c.fail > 0 || (strict && c.warn > 0)) return Readiness::kBlocked;
+  if (c.warn > 0 || c.skip > 0) return Readiness::kReadyWithWarnings;
+  return Readiness::kReady;
+}
+
+std::string render_text(const CheckReport& report, const TextOptions& options) {
+  std::string out;
+  out += fmt::format("sparkdoc {} check: {} ({})\n", report.sparkdoc_version,
+                     report.platform.key, report.platform.description);
+  std::string where = report.hostname.empty() ? std::string("unknown host") : report.hostname;
+  out += fmt::format("snapshot: {}, {}, {}\n", where,
+                     report.taken_at.empty() ? "time unknown" : report.taken_at, report.source);
+  for (const auto& f : report.findings) {
+    std::string word(checks::verdict_word(f.verdict));
+    if (options.color) word = fmt::format("{}{}\x1b[0m", color_of(f.verdict), word);
+    out += fmt::format("{} {}: {}\n", f.id, word, f.detail);
+  }
+  Counts c = count(report.findings);
+  out += fmt::format("verdict: {} ({} passed, {} failed, {} warnings, {} skipped, {} info)\n",
+                     readiness_key(readiness(report.findings, options.strict)), c.pass, c.fail,
+                     c.warn, c.skip, c.info);
+  return out;
+}
+
+nlohmann::json render_json(const CheckReport& report, bool strict) {
+  nlohmann::json j;
+  j["sparkdoc_version"] = report.sparkdoc_version;
+  j["taken_at"] = report.taken_at;
+  j["hostname"] = report.hostname;
+  j["source"] = report.source;
+  j["platform"] = {{"key", report.platform.key},
+                   {"description", report.platform.description},
+                   {"evidence", report.platform.evidence},
+                   {"gpu_name", report.platform.gpu_name}};
+  if (report.platform.compute_capability) {
+    j["platform"]["compute_capability"] = fmt::format(
+        "{}.{}", report.platform.compute_capability->major, report.platform.compute_capability->minor);
+  }
+  nlohmann::json findings = nlohmann::json::array();
+  for (const auto& f : report.findings) {
+    findings.push_back({{"id", f.id},
+                        {"verdict", checks::verdict_key(f.verdict)},
+                        {"detail", f.detail},
+                        {"details", f.details}});
+  }
+  j["findings"] = std::move(findings);
+  if (auto gb = headroom_gb(report)) {
+    j["headroom_gb"] = *gb;
+    j["headroom"] = {{"bytes", report.headroom->bytes},
+                     {"available_bytes", report.headroom->available_bytes},
+                     {"floor_bytes", report.headroom->floor_bytes},
+                     {"page_cache_bytes", report.headroom->page_cache_bytes},
+                     {"reclaimable_cache_bytes", report.headroom->reclaimable_cache_bytes},
+                     {"rule", report.headroom->rule}};
+  } else {
+    j["headroom_gb"] = nullptr;
+  }
+  j["verdict"] = readiness_key(readiness(report.findings, strict));
+  return j;
+}
+
+nlohmann::json render_env_report(const CheckReport& report, bool strict) {
+  nlohmann::json j;
+  j["platform"] = report.platform.key;
+  nlohmann::json checks = nlohmann::json::object();
+  nlohmann::json details = nlohmann::json::object();
+  for (const auto& f : report.findings) {
+    std::string key(checks::verdict_key(f.verdict));
+    // The documents' tooling writes bare "pass"/"fail" and "<word>: <text>" for the rest.
+    if (f.verdict == Verdict::kPass || f.verdict == Verdict::kFail) {
+      checks[f.id] = key;
+    } else {
+      checks[f.id] = fmt::format("{}: {}", key, f.detail);
+    }
+    details[f.id] = f.detail;
+  }
+  j["checks"] = std::move(checks);
+  j["details"] = std::move(details);
+  if (auto gb = headroom_gb(report)) j["headroom_gb"] = *gb; else j["headroom_gb"] = nullptr;
+  j["verdict"] = readiness_key(readiness(report.findings, strict));
+  j["sparkdoc_version"] = report.sparkdoc_version;
+  j["taken_at"] = report.taken_at;
+  j["hostname"] = report.hostname;
+  return j;
+}
+
+std::string render_check_list() {
+  std::string out;
+  for (const auto& c : checks::all_checks()) {
+    out += fmt::format("{:<4} {}  [{}]\n", c.id, c.title, c.source);
+  }
+  return out;
+}
+
+std::string wrap(std::string_view text, size_t width, size_t indent) {
+  std::string out;
+  size_t column = indent;
+  bool first = true;
+  size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && text[i] == ' ') ++i;
+    size_t start = i;
+    while (i < text.size() && text[i] != ' ') ++i;
+    if (i == start) break;
+    std::string_view word = text.substr(start, i - start);
+    if (!first && column + 1 + word.size() > width) {
+      out += '\n';
+      out.append(indent, ' ');
+      column = indent;
+    } else if (!first) {
+      out += ' ';
+      ++column;
+    }
+    out += word;
+    column += word.size();
+    first = false;
+  }
+  return out;
+}
+
+std::string render_explanation(const checks::CheckInfo& info) {
+  constexpr size_t kWidth = 88;
+  constexpr size_t kIndent = 10;
+  auto field = [&](std::string_view label, std::string_view text) {
+    return fmt::format("{:<{}}{}\n", label, kIndent, wrap(text, kWidth, kIndent));
+  };
+  std::string out = fmt::format("{} — {}\n\n", info.id, info.title);
+  out += field("Symptom:", info.symptom) + "\n";
+  out += field("Cause:", info.cause) + "\n";
+  out += field("Checked:", info.how_checked) + "\n";
+  out += field("Fix:", info.fix) + "\n";
+  out += field("Reads:", info.reads);
+  out += field("Source:", info.source);
+  return out;
+}
+
+}  // namespace sparkdoc::report

@@ -1,0 +1,62 @@
+// Renders check findings. Reports only speak: they never read the machine, and their output
+// is a function of the findings and the snapshot's own metadata (time from the snapshot),
+// so golden files compare byte for byte.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "checks/finding.h"
+#include "checks/registry.h"
+#include "snapshot/snapshot.h"
+
+namespace sparkdoc::report {
+
+// The env report's verdict vocabulary: "ready", "ready-with-warnings", "blocked".
+enum class Readiness { kReady, kReadyWithWarnings, kBlocked };
+std::string_view readiness_key(Readiness r);
+
+struct CheckReport {
+  std::string sparkdoc_version;
+  std::string taken_at;
+  std::string hostname;
+  std::string source;                     // "live" or the snapshot file name
+  checks::Platform platform;
+  std::optional<checks::Headroom> headroom;
+  std::vector<checks::Finding> findings;
+};
+
+// Gathers everything a report needs; pure.
+CheckReport make_report(const Snapshot& snapshot, const Workload& workload,
+                        const std::vector<std::string>& only, std::string source);
+
+// blocked on any FAIL (and, with strict, any WARN); ready-with-warnings on any WARN or SKIP.
+Readiness readiness(const std::vector<checks::Finding>& findings, bool strict);
+
+struct TextOptions {
+  bool color = false;   // ANSI colour on the verdict word; the CLI sets it only on a TTY
+  bool strict = false;
+};
+
+// Header lines, one line per finding ("G3 WARN: ..."), a verdict line.
+std::string render_text(const CheckReport& report, const TextOptions& options);
+// Everything in the report, for machines (`--json`).
+nlohmann::json render_json(const CheckReport& report, bool strict);
+// The env report shape the documents' tooling reads: platform, checks (pass | fail |
+// warn: <detail> | skip: <reason> | info: <reading>), headroom_gb, verdict; more under other keys.
+nlohmann::json render_env_report(const CheckReport& report, bool strict);
+
+// `sparkdoc check --list` and the docs page: the table of checks.
+std::string render_check_list();
+// `sparkdoc explain ID`: symptom, cause, how it is checked, fix, source.
+std::string render_explanation(const checks::CheckInfo& info);
+
+}  // namespace sparkdoc::report
+
+namespace sparkdoc::report {
+// Wraps prose at `width` columns; continuation lines start with `indent` spaces.
+std::string wrap(std::string_view text, size_t width, size_t indent);
+}  // namespace sparkdoc::report

@@ -1,0 +1,143 @@
+#include "snapshot/capture.h"
+
+#include <chrono>
+#include <ctime>
+#include <functional>
+#include <future>
+#include <optional>
+#include <system_error>
+
+#include "core/version.h"
+#include "gpu/probe.h"
+#include "pyenv/probe.h"
+#include "sys/environment.h"
+#include "sys/probe.h"
+
+extern char** environ;
+
+namespace sparkdoc {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// Runs `work` on its own thread when one can be had, else on this one when the result is
+// asked for. The probes share no state, so they may run at once.
+template <class T>
+class Task {
+ public:
+  explicit Task(std::function<T()> work) : work_(std::move(work)) {
+    try {
+      future_ = std::async(std::launch::async, [this] { return timed(); });
+    } catch (const std::system_error&) {
+      // No thread: run in get().
+    }
+  }
+  Task(const Task&) = delete;
+  Task& operator=(const Task&) = delete;
+  T get() { return future_.valid() ? future_.get() : timed(); }
+  double elapsed_ms() const { return elapsed_ms_; }
+
+ private:
+  T timed() {
+    auto start = Clock::now();
+    T out = work_();
+    elapsed_ms_ = ms_since(start);
+    return out;
+  }
+  std::function<T()> work_;
+  std::future<T> future_;
+  double elapsed_ms_ = 0;
+};
+
+Reading<gpu::NvmlReadings> nvml_not_read(const std::string& why) {
+  return Reading<gpu::NvmlReadings>::absent(Why::kAbsent, why);
+}
+
+}  // namespace
+
+std::string utc_now_iso8601() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  ::gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+Snapshot capture(const CaptureOptions& options) {
+  auto start = Clock::now();
+  char** envp = options.envp ? options.envp : (options.root.live() ? environ : nullptr);
+  bool gpu_live = options.read_gpu && options.root.live();
+
+  // NVML's and the CUDA driver's initialisation dominate a check's wall time; each runs on
+  // its own thread while the file probes run on this one.
+  std::optional<Task<Reading<gpu::NvmlReadings>>> nvml_task;
+  std::optional<Task<Reading<gpu::CudaReadings>>> cuda_task;
+  if (gpu_live) {
+    nvml_task.emplace([] { return gpu::read_nvml_live(); });
+    if (options.cuda_devices_always) cuda_task.emplace([] { return gpu::read_cuda_live(true); });
+  }
+
+  pyenv::DiscoveryOptions py;
+  py.root = options.root;
+  py.python = options.python;
+  py.site_packages = options.site_packages;
+  py.virtual_env = sys::find_env(envp, "VIRTUAL_ENV").value_or("");
+  py.conda_prefix = sys::find_env(envp, "CONDA_PREFIX").value_or("");
+  py.path = sys::find_env(envp, "PATH").value_or("");
+  py.ld_library_path = sys::find_env(envp, "LD_LIBRARY_PATH").value_or("");
+  Task<Reading<std::vector<pyenv::PythonEnv>>> python_task(
+      [py] { return pyenv::read_python(py); });
+
+  Snapshot s;
+  s.sparkdoc_version = kVersion;
+  s.taken_at = utc_now_iso8601();
+
+  auto sys_start = Clock::now();
+  sys::SysOptions sys_options;
+  sys_options.root = options.root;
+  sys_options.config_dir = options.config_dir;
+  sys_options.envp = envp;
+  sys::SysReadings r = sys::read_all(sys_options);
+  s.timings_ms["sys"] = ms_since(sys_start);
+  s.host = std::move(r.host);
+  s.meminfo = std::move(r.meminfo);
+  s.vm = std::move(r.vm);
+  s.memory_pressure = std::move(r.memory_pressure);
+  s.nvidia_module = std::move(r.nvidia_module);
+  s.cgroup = std::move(r.cgroup);
+  s.container = std::move(r.container);
+  s.limits = std::move(r.limits);
+  s.env = std::move(r.env);
+  s.accelerate_config = std::move(r.accelerate_config);
+  s.processes = std::move(r.processes);
+  s.parallel_configs = std::move(r.parallel_configs);
+
+  s.python = python_task.get();
+  s.timings_ms["python"] = python_task.elapsed_ms();
+
+  if (gpu_live) {
+    s.gpu.nvml = nvml_task->get();
+    s.timings_ms["nvml"] = nvml_task->elapsed_ms();
+    if (!cuda_task) {
+      bool nvml_listed = s.gpu.nvml.ok() && !s.gpu.nvml->devices.empty();
+      cuda_task.emplace([nvml_listed] { return gpu::read_cuda_live(!nvml_listed); });
+    }
+    s.gpu.cuda = cuda_task->get();
+    s.timings_ms["cuda"] = cuda_task->elapsed_ms();
+  } else {
+    std::string why = options.read_gpu ? "not read: the snapshot reads a fixture root"
+                                       : "not read: --no-gpu";
+    s.gpu.nvml = nvml_not_read(why);
+    s.gpu.cuda = Reading<gpu::CudaReadings>::absent(Why::kAbsent, why);
+  }
+  s.bandwidth = Reading<BandwidthMeasurement>::absent(Why::kAbsent, "not measured");
+  s.timings_ms["total"] = ms_since(start);
+  return s;
+}
+
+}  // namespace sparkdoc

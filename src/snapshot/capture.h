@@ -1,0 +1,29 @@
+// Live capture: runs every probe once and assembles the Snapshot. Probes that fail leave
+// their readings missing with the reason; capture itself never fails.
+#pragma once
+
+#include <string>
+
+#include "core/fs.h"
+#include "snapshot/snapshot.h"
+
+namespace sparkdoc {
+
+struct CaptureOptions {
+  Root root;                     // "/" live; a fixture folder in tests
+  std::string python;            // --python: an interpreter to inspect first
+  std::string site_packages;     // --site-packages: a folder to inspect first
+  std::string config_dir = ".";  // where to look for tensor-parallel settings; "" skips
+  bool read_gpu = true;          // false: GPU readings absent ("not read: --no-gpu")
+  // false: initialise the CUDA driver (cuInit, about 0.2 s and 20 MB resident on an H200) only
+  // when NVML could not list the devices; the driver version is read either way.
+  bool cuda_devices_always = true;
+  char** envp = nullptr;         // nullptr: this process's environment
+};
+
+Snapshot capture(const CaptureOptions& options);
+
+// UTC ISO 8601 with seconds ("2026-11-29T23:59:50Z").
+std::string utc_now_iso8601();
+
+}  // namespace sparkdoc

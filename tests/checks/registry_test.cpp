@@ -1,0 +1,195 @@
+#include "checks/registry.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <set>
+#include <stdexcept>
+
+#include "snapshot/json.h"
+#include "snapshots.h"
+
+namespace sparkdoc::checks {
+namespace {
+
+using ::testing::ElementsAre;
+using testing::gb10_snapshot;
+using testing::h200_snapshot;
+using ::testing::HasSubstr;
+
+std::vector<std::string> lines(const std::vector<Finding>& findings) {
+  std::vector<std::string> out;
+  for (const auto& f : findings) {
+    out.push_back(f.id + " " + std::string(verdict_word(f.verdict)) + ": " + f.detail);
+  }
+  return out;
+}
+
+std::vector<std::string> ids(const std::vector<Finding>& findings) {
+  std::vector<std::string> out;
+  for (const auto& f : findings) out.push_back(f.id);
+  return out;
+}
+
+TEST(CheckTable, OrderAndFields) {
+  std::vector<std::string> got;
+  for (const auto& c : all_checks()) {
+    got.emplace_back(c.id);
+    EXPECT_FALSE(c.title.empty()) << c.id;
+    EXPECT_FALSE(c.reads.empty()) << c.id;
+    EXPECT_FALSE(c.symptom.empty()) << c.id;
+    EXPECT_FALSE(c.cause.empty()) << c.id;
+    EXPECT_FALSE(c.how_checked.empty()) << c.id;
+    EXPECT_FALSE(c.fix.empty()) << c.id;
+    EXPECT_FALSE(c.source.empty()) << c.id;
+    EXPECT_FALSE(c.keywords.empty()) << c.id;
+    EXPECT_NE(c.run, nullptr) << c.id;
+  }
+  EXPECT_THAT(got, ElementsAre("G1", "G2", "G3", "G4", "G5", "G6", "G7", "G8", "G9", "G10", "S1",
+                               "S2", "S3", "S4", "S5", "S6", "S7", "S8"));
+  EXPECT_EQ(all_checks()[2].source, "002 G3");
+  EXPECT_EQ(all_checks()[15].source, "000 §6");
+}
+
+TEST(CheckTable, FindCheckIgnoresCase) {
+  ASSERT_NE(find_check("g3"), nullptr);
+  EXPECT_EQ(find_check("g3")->id, "G3");
+  EXPECT_EQ(find_check(" s1 ")->id, "S1");
+  EXPECT_EQ(find_check("G10")->id, "G10");
+  EXPECT_EQ(find_check("G11"), nullptr);
+  EXPECT_EQ(find_check(""), nullptr);
+}
+
+TEST(RunChecks, HealthyGb10Lines) {
+  EXPECT_THAT(
+      lines(run_checks(gb10_snapshot(), {})),
+      ElementsAre(
+          "G1 PASS: torch 2.9.0a0+145a3a7.nv25.10 built against CUDA 13.0; driver supports CUDA "
+          "13.0; all 13 CUDA libraries torch needs resolve",
+          "G2 PASS: flash-attn not installed; SDPA will be used (the safe default on Spark)",
+          "G3 INFO: 121.4 GB available (MemAvailable + SwapFree), page cache 3.9 GB (3.9 GB "
+          "reclaimable), headroom 112.8 GB after the 8.0 GiB safety floor; nvidia-smi/NVML memory "
+          "is not supported on GB10, so /proc/meminfo is the source",
+          "G4 INFO: 45 C, 11.0 W of ~100 W sustained (140 W TDP); SM 2522 of 3003 MHz; no clock "
+          "event reasons active; SW power capping 3.0 h, HW thermal slowdown 1.2 s since driver "
+          "load",
+          "G5 SKIP: no bandwidth measurement in this snapshot (sparkdoc bw will measure it); on "
+          "GB10 budget 180-192 GB/s, not the 273 GB/s spec",
+          "G6 PASS: no other GPU processes or servers",
+          "G7 PASS: SM121 (12.1) detected; NVFP4 kernels need sm_121a (or sm_120f/121f) code or "
+          "they run ~32% slower than FP8 — stay on FP8 unless the build targets sm_121a",
+          "G8 SKIP: no playbook named (--playbook NAME); known: unsloth, vllm, sglang, trt-llm, "
+          "nccl, connect-two-sparks, pytorch-fine-tune, llama-factory, vlm-finetuning, "
+          "multi-agent-chatbot, vscode, vibe-coding",
+          "G9 PASS: running inside a container (docker; NGC PyTorch 25.10)",
+          "G10 INFO: single node (4 configs scanned): tensor parallelism across Sparks is not in "
+          "play",
+          "S1 PASS: no distributed-launch variables (WORLD_SIZE, RANK, MASTER_*, NCCL_*, OMPI_*, "
+          "MPI_*, PMI_*) set",
+          "S2 PASS: no cached accelerate config",
+          "S3 PASS: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True,max_split_size_mb:512",
+          "S4 PASS: TOKENIZERS_PARALLELISM=false",
+          "S5 PASS: container limits fit: memlock unlimited, stack 64.0 MiB, /dev/shm 59.4 GiB",
+          "S6 PASS: min_free_kbytes=45166, vfs_cache_pressure=100, swappiness=60",
+          "S7 PASS: gnome-remote-desktop is not running",
+          "S8 PASS: transformers 5.5.3 has the native NemotronHForCausalLM with the KV-cache "
+          "fix"));
+}
+
+TEST(RunChecks, H200Verdicts) {
+  std::vector<Verdict> got;
+  for (const auto& f : run_checks(h200_snapshot(), {})) got.push_back(f.verdict);
+  using V = Verdict;
+  EXPECT_THAT(got, ElementsAre(V::kPass, V::kPass, V::kInfo, V::kInfo, V::kSkip, V::kPass, V::kInfo,
+                               V::kSkip, V::kWarn, V::kInfo, V::kPass, V::kPass, V::kInfo, V::kWarn,
+                               V::kInfo, V::kPass, V::kPass, V::kPass));
+}
+
+TEST(RunChecks, OnlyFiltersCaseInsensitivelyInTableOrder) {
+  auto found = run_checks(gb10_snapshot(), {}, {"s1", "G3", "g10"});
+  EXPECT_THAT(ids(found), ElementsAre("G3", "G10", "S1"));
+  EXPECT_TRUE(run_checks(gb10_snapshot(), {}, {"G99"}).empty());
+}
+
+TEST(RunChecks, ReplayedSnapshotJudgesTheSame) {
+  Snapshot s = gb10_snapshot();
+  auto back = snapshot_from_text(snapshot_to_text(s));
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(run_checks(*back, {}), run_checks(s, {}));
+}
+
+TEST(RunChecks, EmptySnapshotNeverFailsInternally) {
+  for (const auto& f : run_checks(Snapshot{}, Workload{uint64_t{1}, "unsloth", "x --tp 2"})) {
+    EXPECT_THAT(f.detail, ::testing::Not(HasSubstr("internal error"))) << f.id;
+    EXPECT_FALSE(f.detail.empty()) << f.id;
+  }
+}
+
+Finding throws_runtime(const Snapshot&, const Workload&, const Platform&) {
+  throw std::runtime_error("boom");
+}
+Finding throws_other(const Snapshot&, const Workload&, const Platform&) {
+  throw 42;
+}
+Finding passes(const Snapshot&, const Workload&, const Platform& p) {
+  Finding f;
+  f.id = "wrong id";
+  f.verdict = Verdict::kPass;
+  f.detail = "platform " + p.key;
+  return f;
+}
+
+TEST(RunChecks, ExceptionsBecomeFailsAndTheRestStillRun) {
+  const std::array<CheckInfo, 4> table{{
+      {"T1", "t", "r", "s", "c", "h", "f", "src", "k", &throws_runtime},
+      {"T2", "t", "r", "s", "c", "h", "f", "src", "k", &throws_other},
+      {"T3", "t", "r", "s", "c", "h", "f", "src", "k", nullptr},
+      {"T4", "t", "r", "s", "c", "h", "f", "src", "k", &passes},
+  }};
+  auto found = run_checks(table, gb10_snapshot(), {});
+  ASSERT_EQ(found.size(), 4u);
+  EXPECT_EQ(found[0].verdict, Verdict::kFail);
+  EXPECT_THAT(found[0].detail, HasSubstr("internal error in check: boom"));
+  EXPECT_THAT(found[1].detail, HasSubstr("internal error in check: unknown exception"));
+  EXPECT_EQ(found[2].verdict, Verdict::kFail);
+  EXPECT_EQ(found[3].id, "T4");  // the table's ID wins over what the function wrote
+  EXPECT_EQ(found[3].detail, "platform dgx-spark");
+}
+
+TEST(SearchChecks, SymptomsFindTheirChecks) {
+  auto first = [](std::string_view words) {
+    auto found = search_checks(words);
+    return found.empty() ? std::string("none") : std::string(found.front()->id);
+  };
+  EXPECT_EQ(first("OOM while nvidia-smi shows free memory"), "G3");
+  EXPECT_EQ(first("undefined symbol"), "G1");
+  EXPECT_EQ(first("ImportError: libcudart.so.12: cannot open shared object file"), "G1");
+  EXPECT_EQ(first("slow partway"), "G4");
+  EXPECT_EQ(first("hang two sparks"), "G10");
+  EXPECT_EQ(first("NVFP4 slower than FP8"), "G7");
+  EXPECT_EQ(first("dataset.map deadlock"), "S4");
+  EXPECT_EQ(first("flash-attn build hangs"), "G2");
+  EXPECT_EQ(first("playbook fails"), "G8");
+  EXPECT_EQ(first("kv cache evicted by another server"), "G6");
+  EXPECT_EQ(first("what is g9"), "G9");
+}
+
+TEST(SearchChecks, LimitsAndNoise) {
+  EXPECT_LE(search_checks("memory", 2).size(), 2u);
+  EXPECT_TRUE(search_checks("the and of").empty());
+  EXPECT_TRUE(search_checks("").empty());
+  EXPECT_TRUE(search_checks("zzzz qqqq").empty());
+}
+
+TEST(Verdicts, WordsAndKeys) {
+  EXPECT_EQ(verdict_word(Verdict::kWarn), "WARN");
+  EXPECT_EQ(verdict_key(Verdict::kWarn), "warn");
+  std::set<std::string_view> words;
+  for (auto v : {Verdict::kPass, Verdict::kFail, Verdict::kWarn, Verdict::kSkip, Verdict::kInfo}) {
+    words.insert(verdict_word(v));
+  }
+  EXPECT_EQ(words.size(), 5u);
+}
+
+}  // namespace
+}  // namespace sparkdoc::checks

@@ -1,0 +1,146 @@
+// End-to-end tests of the sparkdoc binary: exit codes, the line contract, usage errors.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <regex>
+#include <string>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "core/fs.h"
+#include "core/strings.h"
+
+namespace sparkdoc {
+namespace {
+
+struct Outcome {
+  int status = -1;
+  std::string out;
+};
+
+Outcome run(const std::string& args) {
+  std::string command = std::string(SPARKDOC_BIN) + " " + args + " 2>&1";
+  Outcome r;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (!pipe) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) r.out.append(buf, n);
+  int raw = ::pclose(pipe);
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  return r;
+}
+
+std::string fixture(const std::string& name) {
+  return std::string(SPARKDOC_FIXTURES) + "/snapshots/" + name;
+}
+
+// The acceptance rule for any machine, including one with no GPU, driver or Python: exit 0
+// or 1, one line per G1..G10 in order, then the S lines, and every SKIP says why.
+void expect_line_contract(const std::string& out) {
+  std::vector<std::string> ids;
+  std::regex line_re(R"(^([GS][0-9]+) (PASS|FAIL|WARN|SKIP|INFO): (.*)$)");
+  for (auto line : lines(out)) {
+    std::string s(line);
+    std::smatch m;
+    if (!std::regex_match(s, m, line_re)) continue;
+    ids.push_back(m[1]);
+    if (m[2] == "SKIP") {
+      EXPECT_GT(m[3].length(), 5u) << "SKIP without a reason: " << s;
+    }
+  }
+  ASSERT_GE(ids.size(), 10u) << out;
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(ids[static_cast<size_t>(i)], "G" + std::to_string(i + 1));
+  for (size_t i = 10; i < ids.size(); ++i) EXPECT_EQ(ids[i][0], 'S') << ids[i];
+}
+
+TEST(Cli, LiveCheckFollowsTheLineContract) {
+  Outcome r = run("check --color never");
+  EXPECT_TRUE(r.status == 0 || r.status == 1) << r.out;
+  expect_line_contract(r.out);
+}
+
+TEST(Cli, NoCommandMeansCheck) {
+  Outcome r = run("--no-gpu --color never");
+  EXPECT_TRUE(r.status == 0 || r.status == 1) << r.out;
+  expect_line_contract(r.out);
+}
+
+TEST(Cli, SnapshotThenCheckSnapshotJudgesTheSame) {
+  std::string file = std::string(SPARKDOC_BINARY_DIR) + "/cli_test_snapshot.json";
+  Outcome s = run("snapshot --no-gpu -o " + file);
+  ASSERT_EQ(s.status, 0) << s.out;
+  Outcome a = run("check --snapshot " + file + " --json");
+  ASSERT_TRUE(a.status == 0 || a.status == 1) << a.out;
+  auto j = nlohmann::json::parse(a.out);
+  EXPECT_EQ(j["findings"].size(), j["findings"].size());
+  EXPECT_EQ(j["source"], "cli_test_snapshot.json");
+}
+
+TEST(Cli, HealthySparkIsReady) {
+  Outcome r = run("check --color never --snapshot " + fixture("gb10-healthy-ngc.json"));
+  EXPECT_EQ(r.status, 0) << r.out;
+  expect_line_contract(r.out);
+  EXPECT_THAT(r.out, ::testing::HasSubstr("dgx-spark"));
+}
+
+TEST(Cli, CudaTwelveTorchOnSparkIsBlocked) {
+  Outcome r = run("check --color never --snapshot " + fixture("gb10-bare-pip-cu12.json"));
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_THAT(r.out, ::testing::HasSubstr("G1 FAIL"));
+}
+
+TEST(Cli, StrictMakesWarningsBlock) {
+  Outcome r = run("check --strict --color never --snapshot " + fixture("gb10-page-cache-40gb.json") +
+              " --need 70GB");
+  EXPECT_EQ(r.status, 1) << r.out;
+}
+
+TEST(Cli, EnvReportIsWritten) {
+  std::string file = std::string(SPARKDOC_BINARY_DIR) + "/cli_test_env.json";
+  Outcome r = run("check --snapshot " + fixture("gb10-healthy-ngc.json") + " --env-report " + file);
+  ASSERT_EQ(r.status, 0) << r.out;
+  auto text = read_text(file);
+  ASSERT_TRUE(text);
+  auto j = nlohmann::json::parse(*text);
+  EXPECT_EQ(j["platform"], "dgx-spark");
+  EXPECT_TRUE(j["checks"].contains("G10"));
+}
+
+TEST(Cli, OnlySelectsChecks) {
+  Outcome r = run("check --only G3,g7 --color never --snapshot " + fixture("gb10-healthy-ngc.json"));
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_THAT(r.out, ::testing::HasSubstr("G3 "));
+  EXPECT_THAT(r.out, ::testing::HasSubstr("G7 "));
+  EXPECT_THAT(r.out, ::testing::Not(::testing::HasSubstr("G1 ")));
+}
+
+TEST(Cli, UsageErrorsExitTwo) {
+  EXPECT_EQ(run("check --only G99").status, 2);
+  EXPECT_EQ(run("check --need lots").status, 2);
+  EXPECT_EQ(run("check --snapshot /nonexistent/file.json").status, 2);
+  EXPECT_EQ(run("frobnicate").status, 2);
+  EXPECT_EQ(run("check --snapshot " + std::string(SPARKDOC_FIXTURES) + "/../CMakeLists.txt").status,
+            2);
+}
+
+TEST(Cli, ExplainByIdAndBySymptom) {
+  Outcome id = run("explain G3");
+  EXPECT_EQ(id.status, 0);
+  EXPECT_THAT(id.out, ::testing::HasSubstr("Fix:"));
+  Outcome symptom = run("explain \"undefined symbol at import\"");
+  EXPECT_EQ(symptom.status, 0);
+  EXPECT_THAT(symptom.out, ::testing::HasSubstr("G1"));
+}
+
+TEST(Cli, ListShowsEveryCheck) {
+  Outcome r = run("check --list");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_THAT(r.out, ::testing::HasSubstr("G10"));
+  EXPECT_THAT(r.out, ::testing::HasSubstr("S1"));
+}
+
+}  // namespace
+}  // namespace sparkdoc

@@ -1,0 +1,66 @@
+#include "report/report.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace sparkdoc::report {
+namespace {
+
+using checks::Finding;
+using checks::Verdict;
+
+CheckReport sample() {
+  CheckReport r;
+  r.sparkdoc_version = "0.1.0";
+  r.taken_at = "2026-11-29T00:00:00Z";
+  r.hostname = "spark-01";
+  r.source = "live";
+  r.platform.key = "dgx-spark";
+  r.platform.description = "DGX Spark";
+  r.findings = {Finding{"G1", Verdict::kPass, "fine", {}},
+                Finding{"G3", Verdict::kWarn, "14.2 GB of page cache", {}},
+                Finding{"G8", Verdict::kSkip, "no playbook named (--playbook)", {}}};
+  return r;
+}
+
+TEST(Readiness, FailBlocksWarnOnlyWhenStrict) {
+  std::vector<Finding> f = {{"G1", Verdict::kPass, "", {}}, {"G3", Verdict::kWarn, "", {}}};
+  EXPECT_EQ(readiness(f, false), Readiness::kReadyWithWarnings);
+  EXPECT_EQ(readiness(f, true), Readiness::kBlocked);
+  f.push_back({"G9", Verdict::kFail, "", {}});
+  EXPECT_EQ(readiness(f, false), Readiness::kBlocked);
+  EXPECT_EQ(readiness({{"G1", Verdict::kPass, "", {}}}, false), Readiness::kReady);
+}
+
+TEST(RenderText, OneLinePerCheckIdFirst) {
+  std::string text = render_text(sample(), {});
+  EXPECT_NE(text.find("\nG1 PASS: fine\n"), std::string::npos);
+  EXPECT_NE(text.find("\nG3 WARN: 14.2 GB of page cache\n"), std::string::npos);
+  EXPECT_NE(text.find("verdict: ready-with-warnings"), std::string::npos);
+  EXPECT_EQ(text.find("\x1b["), std::string::npos) << "no colour unless asked";
+}
+
+TEST(RenderText, ColourOnlyOnTheVerdictWord) {
+  TextOptions o;
+  o.color = true;
+  std::string text = render_text(sample(), o);
+  EXPECT_NE(text.find("G1 \x1b[32mPASS\x1b[0m: fine"), std::string::npos);
+}
+
+TEST(EnvReport, DocumentedShape) {
+  auto j = render_env_report(sample(), false);
+  EXPECT_EQ(j["platform"], "dgx-spark");
+  EXPECT_EQ(j["checks"]["G1"], "pass");
+  EXPECT_EQ(j["checks"]["G3"], "warn: 14.2 GB of page cache");
+  EXPECT_EQ(j["checks"]["G8"], "skip: no playbook named (--playbook)");
+  EXPECT_EQ(j["verdict"], "ready-with-warnings");
+  EXPECT_TRUE(j.contains("headroom_gb"));
+}
+
+TEST(Wrap, BreaksAtWidthWithIndent) {
+  EXPECT_EQ(wrap("aaa bbb ccc", 9, 2), "aaa bbb\n  ccc");  // the first line starts at the indent too
+  EXPECT_EQ(wrap("", 10, 2), "");
+}
+
+}  // namespace
+}  // namespace sparkdoc::report
