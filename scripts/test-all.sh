@@ -18,7 +18,7 @@ ctest --preset asan -j "$jobs" -L unit
 if command -v clang++ >/dev/null 2>&1; then
   echo "== fuzz smoke (each target over its corpus, then 20000 new inputs)"
   cmake --preset fuzz -G Ninja >/dev/null
-  cmake --build --preset fuzz -j "$jobs"
+  cmake --build --preset fuzz -j "$jobs" --target fuzz_all
   for target in build-fuzz/fuzz/fuzz_*; do
     [ -x "$target" ] || continue
     name=$(basename "$target")

@@ -12,7 +12,11 @@
 namespace sparkdoc::cli {
 namespace {
 
-int run_explain(const std::vector<std::string>& words) {
+int run_explain(const std::vector<std::string>& words, bool markdown) {
+  if (markdown) {
+    std::cout << report::render_checks_markdown();
+    return kExitReady;
+  }
   if (words.empty()) {
     std::cout << "Usage: sparkdoc explain ID | \"symptom words\"\n\nChecks:\n"
               << report::render_check_list();
@@ -47,13 +51,15 @@ int run_explain(const std::vector<std::string>& words) {
 
 std::function<int()> add_explain_command(CLI::App& app) {
   auto words = std::make_shared<std::vector<std::string>>();
+  auto markdown = std::make_shared<bool>(false);
   CLI::App* cmd = app.add_subcommand(
       "explain",
       "What a check or a symptom means: its symptom, cause, how sparkdoc checks it, the fix and "
       "the document it comes from. `sparkdoc explain G3`, `sparkdoc explain \"OOM while "
       "nvidia-smi shows free memory\"`.");
   cmd->add_option("words", *words, "A check ID or symptom words");
-  return [words]() { return run_explain(*words); };
+  cmd->add_flag("--markdown", *markdown, "Every check as Markdown (the docs/CHECKS.md page)");
+  return [words, markdown]() { return run_explain(*words, *markdown); };
 }
 
 }  // namespace sparkdoc::cli

@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "core/strings.h"
 
 namespace sparkdoc::gpu {
@@ -44,14 +46,12 @@ const Result<Nvml>& Nvml::instance() {
 }
 
 Error Nvml::error(nvmlReturn_t code, std::string_view function) const {
-  std::string message(function);
-  message += " returned ";
   std::string_view name = nvml_return_name(code);
-  if (!name.empty()) message += std::string(name) + " ";
-  message += "(" + std::to_string(static_cast<int>(code)) + ")";
+  std::string message = fmt::format("{} returned {}{}({})", function, name, name.empty() ? "" : " ",
+                                    static_cast<int>(code));
   if (api_.error_string) {
     const char* text = api_.error_string(code);
-    if (text != nullptr && text[0] != '\0') message += std::string(": ") + text;
+    if (text != nullptr && text[0] != '\0') message += fmt::format(": {}", text);
   }
   return Error{nvml_why(code), std::move(message)};
 }

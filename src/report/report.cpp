@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/strings.h"
 #include "core/units.h"
 
 namespace sparkdoc::report {
@@ -206,6 +207,27 @@ std::string render_explanation(const checks::CheckInfo& info) {
   out += field("Fix:", info.fix) + "\n";
   out += field("Reads:", info.reads);
   out += field("Source:", info.source);
+  return out;
+}
+
+std::string render_checks_markdown() {
+  std::string out =
+      "# Checks\n\n"
+      "Generated from sparkdoc's check table by `sparkdoc explain --markdown > docs/CHECKS.md`;\n"
+      "a test keeps this page equal to the table. IDs never change meaning: G1–G10 keep the\n"
+      "numbering of the spark-training-gotchas skill (002), S checks come from the two recipes\n"
+      "(000, 001).\n\n"
+      "| ID | check | source |\n|---|---|---|\n";
+  for (const auto& c : checks::all_checks()) {
+    out += fmt::format("| [{}](#{}) | {} | {} |\n", c.id, to_lower(c.id), c.title, c.source);
+  }
+  for (const auto& c : checks::all_checks()) {
+    out += fmt::format(
+        "\n## {}\n\n**{}**\n\n"
+        "- **Symptom:** {}\n- **Cause:** {}\n- **How sparkdoc checks:** {}\n- **Fix:** {}\n"
+        "- **Reads:** {}\n- **Source:** {}\n",
+        c.id, c.title, c.symptom, c.cause, c.how_checked, c.fix, c.reads, c.source);
+  }
   return out;
 }
 

@@ -53,6 +53,8 @@ nlohmann::json render_env_report(const CheckReport& report, bool strict);
 std::string render_check_list();
 // `sparkdoc explain ID`: symptom, cause, how it is checked, fix, source.
 std::string render_explanation(const checks::CheckInfo& info);
+// docs/CHECKS.md: every check's explanation as Markdown (`sparkdoc explain --markdown`).
+std::string render_checks_markdown();
 
 }  // namespace sparkdoc::report
 

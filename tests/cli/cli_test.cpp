@@ -20,8 +20,9 @@ struct Outcome {
   std::string out;
 };
 
-Outcome run(const std::string& args) {
-  std::string command = std::string(SPARKDOC_BIN) + " " + args + " 2>&1";
+// Runs a shell command line, stderr folded into stdout.
+Outcome run_shell(const std::string& command_line) {
+  std::string command = command_line + " 2>&1";
   Outcome r;
   FILE* pipe = ::popen(command.c_str(), "r");
   if (!pipe) return r;
@@ -32,6 +33,8 @@ Outcome run(const std::string& args) {
   r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
   return r;
 }
+
+Outcome run(const std::string& args) { return run_shell(std::string(SPARKDOC_BIN) + " " + args); }
 
 std::string fixture(const std::string& name) {
   return std::string(SPARKDOC_FIXTURES) + "/snapshots/" + name;
@@ -60,6 +63,36 @@ TEST(Cli, LiveCheckFollowsTheLineContract) {
   Outcome r = run("check --color never");
   EXPECT_TRUE(r.status == 0 || r.status == 1) << r.out;
   expect_line_contract(r.out);
+}
+
+// No driver, no Python, nothing on PATH: still one line per check, exit 0 or 1, and every
+// SKIP says why.
+TEST(Cli, NoDriverNoPythonStillFollowsTheLineContract) {
+  Outcome r = run_shell("env -i PATH=/nonexistent " + std::string(SPARKDOC_BIN) +
+                        " check --color never");
+  EXPECT_TRUE(r.status == 0 || r.status == 1) << r.out;
+  expect_line_contract(r.out);
+  EXPECT_THAT(r.out, ::testing::HasSubstr("G1 SKIP: "));
+  EXPECT_THAT(r.out, ::testing::HasSubstr("no Python environment found"));
+}
+
+// The whole live path through the in-tree fake NVML and CUDA libraries: a GB10 answers as the
+// fixture says, and the report calls it a DGX Spark.
+TEST(Cli, FakeGb10DriverIsJudgedAsADgxSpark) {
+  std::string env = std::string("SPARKDOC_NVML_LIBRARY=") + SPARKDOC_FAKE_NVML +
+                    " SPARKDOC_CUDA_LIBRARY=" + SPARKDOC_FAKE_CUDA +
+                    " SPARKDOC_FAKE_GPU_FIXTURE=" + SPARKDOC_FIXTURES + "/gpu/gb10.json ";
+  Outcome r = run_shell(env + SPARKDOC_BIN + " check --color never");
+  EXPECT_TRUE(r.status == 0 || r.status == 1) << r.out;
+  expect_line_contract(r.out);
+  EXPECT_THAT(r.out, ::testing::HasSubstr("check: dgx-spark"));
+  EXPECT_THAT(r.out, ::testing::HasSubstr("G7 PASS: SM121 (12.1) detected"));
+  Outcome s = run_shell(env + SPARKDOC_BIN + " snapshot");
+  ASSERT_EQ(s.status, 0) << s.out;
+  auto j = nlohmann::json::parse(s.out.substr(s.out.find('{')));
+  EXPECT_EQ(j["gpu"]["nvml"]["devices"][0]["name"], "NVIDIA GB10");
+  EXPECT_EQ(j["gpu"]["nvml"]["devices"][0]["memory"]["absent"], "not_supported");
+  EXPECT_EQ(j["gpu"]["cuda"]["devices"][0]["integrated"], true);
 }
 
 TEST(Cli, NoCommandMeansCheck) {

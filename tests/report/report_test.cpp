@@ -1,5 +1,9 @@
 #include "report/report.h"
 
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -55,6 +59,20 @@ TEST(EnvReport, DocumentedShape) {
   EXPECT_EQ(j["checks"]["G8"], "skip: no playbook named (--playbook)");
   EXPECT_EQ(j["verdict"], "ready-with-warnings");
   EXPECT_TRUE(j.contains("headroom_gb"));
+}
+
+// docs/CHECKS.md is printed from the table; SPARKDOC_UPDATE_GOLDEN=1 rewrites it.
+TEST(ChecksPage, DocsPageEqualsTheTable) {
+  std::string path = std::string(SPARKDOC_FIXTURES) + "/../../docs/CHECKS.md";
+  std::string expected = render_checks_markdown();
+  if (std::getenv("SPARKDOC_UPDATE_GOLDEN")) {
+    std::ofstream(path) << expected;
+    return;
+  }
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  EXPECT_EQ(ss.str(), expected) << "regenerate: sparkdoc explain --markdown > docs/CHECKS.md";
 }
 
 TEST(Wrap, BreaksAtWidthWithIndent) {
