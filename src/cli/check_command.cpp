@@ -36,6 +36,12 @@ struct CheckFlags {
   std::string color = "auto";
 };
 
+// Readings carry text from the machine (paths, command lines); a byte that is not UTF-8 is
+// written as U+FFFD rather than failing the whole report.
+std::string to_text(const nlohmann::json& j) {
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 bool want_color(const std::string& mode) {
   if (mode == "always") return true;
   if (mode == "never") return false;
@@ -97,14 +103,14 @@ int run_check(const CheckFlags& flags) {
   report::CheckReport rep = report::make_report(snapshot, workload, only, source);
   if (!flags.env_report_file.empty()) {
     std::ofstream out(flags.env_report_file);
-    out << report::render_env_report(rep, flags.strict).dump(2) << "\n";
+    out << to_text(report::render_env_report(rep, flags.strict)) << "\n";
     if (!out) {
       std::cerr << "sparkdoc check: cannot write " << flags.env_report_file << "\n";
       return kExitUsage;
     }
   }
   if (flags.json) {
-    std::cout << report::render_json(rep, flags.strict).dump(2) << "\n";
+    std::cout << to_text(report::render_json(rep, flags.strict)) << "\n";
   } else {
     report::TextOptions options;
     options.color = want_color(flags.color);
