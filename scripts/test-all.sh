@@ -5,15 +5,18 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
 
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
 echo "== build and test (default preset)"
 cmake --preset default -G Ninja >/dev/null
 cmake --build --preset default -j "$jobs"
-ctest --preset default -j "$jobs"
+ctest --preset default -j "$jobs" | tee -a "$log"
 
 echo "== build and test under ASan+UBSan"
 cmake --preset asan -G Ninja >/dev/null
 cmake --build --preset asan -j "$jobs"
-ctest --preset asan -j "$jobs" -L unit
+ctest --preset asan -j "$jobs" -L unit | tee -a "$log"
 
 if command -v clang++ >/dev/null 2>&1; then
   echo "== fuzz smoke (each target over its corpus, then 20000 new inputs)"
@@ -31,3 +34,8 @@ if command -v clang++ >/dev/null 2>&1; then
     rm -rf "$work" "$work.log"
   done
 fi
+
+# One closing line over both ctest runs (ctest itself stops the script on a failure).
+total=$(grep -Eo 'tests failed out of [0-9]+' "$log" | awk '{s += $5} END {print s + 0}')
+failed=$(grep -Eo '[0-9]+ tests failed out of' "$log" | awk '{s += $1} END {print s + 0}')
+echo "$((total - failed)) passed, $failed failed"

@@ -134,22 +134,30 @@ std::function<int()> add_check_command(CLI::App& app) {
       "1 blocked (any FAIL; with --strict any WARN), 2 usage or internal error.");
   cmd->add_option("--snapshot", flags->snapshot_file,
                   "Judge a snapshot recorded with `sparkdoc snapshot -o FILE` instead of this "
-                  "machine");
+                  "machine")
+      ->type_name("FILE");
   cmd->add_flag("--json", flags->json, "Write the findings as JSON to stdout");
   cmd->add_option("--env-report", flags->env_report_file,
-                  "Also write the env report (platform, checks, headroom_gb, verdict) to FILE");
+                  "Also write the env report (platform, checks, headroom_gb, verdict) to FILE")
+      ->type_name("FILE");
   cmd->add_flag("--strict", flags->strict, "Treat WARN as blocking (exit 1)");
   cmd->add_option("--only", flags->only, "Run only these checks, e.g. --only G1,G3")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->type_name("IDS");
   cmd->add_flag("--list", flags->list, "List the checks and exit");
   cmd->add_option("--need", flags->need,
-                  "Memory the run needs, e.g. 70GB or 64GiB: G3 judges headroom against it");
+                  "Memory the run needs, e.g. 70GB or 64GiB: G3 judges headroom against it")
+      ->type_name("SIZE");
   cmd->add_option("--playbook", flags->playbook,
-                  "Official DGX Spark playbook you follow (G8), e.g. unsloth, vllm, nccl");
+                  "Official DGX Spark playbook you follow (G8), e.g. unsloth, vllm, nccl")
+      ->type_name("NAME");
   cmd->add_option("--cmd", flags->command,
-                  "The launch command you plan to run, for G10 and S8, e.g. \"torchrun ...\"");
-  cmd->add_option("--color", flags->color, "auto, always or never")
+                  "The launch command you plan to run, for G10 and S8, e.g. \"torchrun ...\"")
+      ->type_name("CMD");
+  cmd->add_option("--color", flags->color,
+                  "Colour the verdict words: auto (on a terminal), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->type_name("WHEN")
       ->capture_default_str();
   cmd->add_flag("--cuda", flags->capture.cuda_devices_always,
                 "Also initialise the CUDA driver to read its device attributes when NVML already "

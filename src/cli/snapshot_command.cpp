@@ -96,9 +96,11 @@ std::function<int()> add_snapshot_command(CLI::App& app) {
       "Record every reading of this machine as one JSON document (for bug reports, for comparing "
       "nodes, for `check --snapshot`). Only the environment variables the checks judge are "
       "recorded.");
-  cmd->add_option("-o,--output", flags->output, "Write to FILE instead of stdout");
+  cmd->add_option("-o,--output", flags->output, "Write to FILE instead of stdout")
+      ->type_name("FILE");
   cmd->add_option("--diff", flags->diff, "Compare two snapshot files: --diff A.json B.json")
-      ->expected(2);
+      ->expected(2)
+      ->type_name("FILE");
   flags->capture.add_to(*cmd);
   return [flags]() { return run_snapshot(*flags); };
 }
