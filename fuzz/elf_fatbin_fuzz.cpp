@@ -1,0 +1,66 @@
+// Fatbin sections and cubins: parse_fatbin_section, inspect_cubin, parse_gpu_code, the LZ4
+// block decoder and everything computed from a parsed section (names, listing, verdicts). Seeds in
+// corpus/fuzz_elf_fatbin/ are .nv_fatbin and __nv_relfatbin sections cut from nvcc 13.0 builds
+// (uncompressed, zstd, LZ4, -rdc), bare fatbin and cubin files, and hand-built containers (an
+// ABI v7 cubin, ptxas options, an LZ4 PTX entry, LTO-IR).
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "elf/compat.h"
+#include "elf/cubin.h"
+#include "elf/fatbin.h"
+#include "elf/listing.h"
+
+namespace {
+
+// Large enough for every payload in the seeds, small enough to keep executions fast.
+constexpr uint64_t kMaxDecodedBytes = 1 << 20;
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace sparkdoc::elf;
+  const auto bytes = std::as_bytes(std::span(data, size));
+
+  auto code = parse_fatbin_section(bytes, FatbinSection::kNvFatbin, 0);
+  if (code) {
+    size_t total = list_elf_and_ptx(*code, "fuzz.so").size();
+    total += verdict_name(judge(*code, ComputeCapability{12, 1}).run).size();
+    for (const FatbinEntry& entry : code->entries) {
+      total += elf_listing_arch(entry).size() + ptx_listing_arch(entry).size();
+      total += sass_name(entry_target(entry)).size();
+      if (entry.compression != Compression::kLz4 ||
+          entry.uncompressed_size_bytes > kMaxDecodedBytes) {
+        continue;
+      }
+      auto decoded =
+          decompress_lz4_block(bytes.subspan(entry.payload_offset, entry.compressed_size_bytes),
+                               entry.uncompressed_size_bytes);
+      if (decoded && entry.kind == EntryKind::kElf) {
+        auto cubin = inspect_cubin(*decoded);
+        total += cubin ? cubin->sm : 0;
+      }
+    }
+    (void)total;
+  }
+
+  auto cubin = inspect_cubin(bytes);
+  (void)cubin;
+
+  // Whole files: host ELF section selection, bare fatbins and cubins.
+  auto file = parse_gpu_code(bytes, "fuzz.so");
+  if (file) {
+    const size_t listed = list_elf_and_ptx(*file, "fuzz.so").size();
+    (void)listed;
+  }
+
+  // The decoder on its own: the first two bytes give the output size.
+  if (size >= 2) {
+    const uint64_t out_size = data[0] | (uint64_t{data[1]} << 8);
+    auto decoded = decompress_lz4_block(bytes.subspan(2), out_size);
+    (void)decoded;
+  }
+  return 0;
+}

@@ -1,0 +1,190 @@
+#include "elf/compat.h"
+
+#include <algorithm>
+
+#include "elf/listing.h"
+
+namespace sparkdoc::elf {
+namespace {
+
+uint32_t major_of(GpuTarget target) {
+  return target.sm / 10;
+}
+uint32_t minor_of(GpuTarget target) {
+  return target.sm % 10;
+}
+
+bool exactly(GpuTarget target, ComputeCapability device) {
+  return major_of(target) == device.major && minor_of(target) == device.minor;
+}
+
+bool same_major_at_least(GpuTarget target, ComputeCapability device) {
+  return major_of(target) == device.major && minor_of(target) <= device.minor;
+}
+
+std::string suffix(ArchVariant variant) {
+  switch (variant) {
+    case ArchVariant::kArchSpecific:
+      return "a";
+    case ArchVariant::kFamilySpecific:
+      return "f";
+    case ArchVariant::kPlain:
+      break;
+  }
+  return "";
+}
+
+// Best use first, so that a container's verdict is the maximum over its entries.
+enum Use : uint8_t { kUseNone = 0, kUsePtx = 1, kUseSass = 2 };
+
+void insert_sorted(std::vector<GpuTarget>& targets, GpuTarget target) {
+  auto at = std::lower_bound(targets.begin(), targets.end(), target);
+  if (at == targets.end() || *at != target) targets.insert(at, target);
+}
+
+}  // namespace
+
+std::optional<ComputeCapability> parse_compute_capability(std::string_view text) {
+  const size_t dot = text.find('.');
+  if (dot == std::string_view::npos || dot == 0 || dot > 3 || text.size() != dot + 2) {
+    return std::nullopt;
+  }
+  ComputeCapability cc;
+  for (size_t i = 0; i < dot; ++i) {
+    if (text[i] < '0' || text[i] > '9') return std::nullopt;
+    cc.major = cc.major * 10 + static_cast<uint32_t>(text[i] - '0');
+  }
+  const char minor = text[dot + 1];
+  if (minor < '0' || minor > '9') return std::nullopt;
+  cc.minor = static_cast<uint32_t>(minor - '0');
+  if (cc.major == 0) return std::nullopt;
+  return cc;
+}
+
+std::string sass_name(GpuTarget target) {
+  return "sm_" + std::to_string(target.sm) + suffix(target.variant);
+}
+
+std::string ptx_name(GpuTarget target) {
+  return "compute_" + std::to_string(target.sm) + suffix(target.variant);
+}
+
+bool sass_runs_on(GpuTarget target, ComputeCapability device) {
+  switch (target.variant) {
+    case ArchVariant::kArchSpecific:
+      return exactly(target, device);
+    case ArchVariant::kPlain:
+    case ArchVariant::kFamilySpecific:
+      return same_major_at_least(target, device);
+  }
+  return false;
+}
+
+bool ptx_jit_runs_on(GpuTarget target, ComputeCapability device) {
+  switch (target.variant) {
+    case ArchVariant::kArchSpecific:
+      return exactly(target, device);
+    case ArchVariant::kFamilySpecific:
+      return same_major_at_least(target, device);
+    case ArchVariant::kPlain:
+      return major_of(target) < device.major ||
+             (major_of(target) == device.major && minor_of(target) <= device.minor);
+  }
+  return false;
+}
+
+bool allows_block_scaled_fp4(GpuTarget target) {
+  const uint32_t major = major_of(target);
+  return target.variant != ArchVariant::kPlain && major >= 10 && major <= 12;
+}
+
+GpuTarget entry_target(const FatbinEntry& entry) {
+  GpuTarget target{entry.arch, ArchVariant::kPlain};
+  const bool arch_specific =
+      entry.arch_specific || (entry.kind == EntryKind::kElf && entry.elf_arch_specific());
+  if (arch_specific) {
+    target.variant = ArchVariant::kArchSpecific;
+  } else if (entry.family_specific) {
+    target.variant = ArchVariant::kFamilySpecific;
+  }
+  return target;
+}
+
+EntryUse entry_use_on(const FatbinEntry& entry, ComputeCapability device) {
+  switch (entry.kind) {
+    case EntryKind::kElf:
+      return sass_runs_on(entry_target(entry), device) ? EntryUse::kSass : EntryUse::kNone;
+    case EntryKind::kPtx:
+      return ptx_jit_runs_on(entry_target(entry), device) ? EntryUse::kPtxJit : EntryUse::kNone;
+    case EntryKind::kLtoIr:
+    case EntryKind::kUnknown:
+      break;
+  }
+  return EntryUse::kNone;
+}
+
+std::string_view verdict_name(RunVerdict verdict) {
+  switch (verdict) {
+    case RunVerdict::kNoGpuCode:
+      return "no_gpu_code";
+    case RunVerdict::kSass:
+      return "sass";
+    case RunVerdict::kPtxJitOnly:
+      return "ptx_jit_only";
+    case RunVerdict::kDoesNotRun:
+      return "does_not_run";
+  }
+  return "?";
+}
+
+GpuCodeVerdict judge(const GpuCode& code, ComputeCapability device) {
+  GpuCodeVerdict verdict;
+  // One slot per container, plus one for entries outside any container (a bare cubin).
+  std::vector<uint8_t> best(code.containers.size() + 1, kUseNone);
+  std::vector<bool> judged(best.size(), false);
+  bool any_entry = false;
+  Use best_overall = kUseNone;
+  const FatbinSection listed = cuobjdump_section(code);
+  for (const FatbinEntry& entry : code.entries) {
+    if (entry.section != listed) continue;
+    any_entry = true;
+    const size_t slot =
+        entry.container_index < code.containers.size() ? entry.container_index : best.size() - 1;
+    judged[slot] = true;
+    const GpuTarget target = entry_target(entry);
+    if (entry.kind == EntryKind::kElf) insert_sorted(verdict.sass_targets, target);
+    if (entry.kind == EntryKind::kPtx) insert_sorted(verdict.ptx_targets, target);
+    const EntryUse use = entry_use_on(entry, device);
+    if (use == EntryUse::kNone) continue;
+    const Use rank = use == EntryUse::kSass ? kUseSass : kUsePtx;
+    best[slot] = std::max<uint8_t>(best[slot], rank);
+    best_overall = std::max(best_overall, rank);
+    if (allows_block_scaled_fp4(target)) verdict.nvfp4 = true;
+  }
+  for (size_t slot = 0; slot < best.size(); ++slot) {
+    if (!judged[slot]) continue;
+    switch (best[slot]) {
+      case kUseSass:
+        ++verdict.containers_sass;
+        break;
+      case kUsePtx:
+        ++verdict.containers_ptx_only;
+        break;
+      default:
+        ++verdict.containers_none;
+        break;
+    }
+  }
+  if (!any_entry) {
+    verdict.run = RunVerdict::kNoGpuCode;
+  } else if (best_overall == kUseSass) {
+    verdict.run = RunVerdict::kSass;
+  } else if (best_overall == kUsePtx) {
+    verdict.run = RunVerdict::kPtxJitOnly;
+  } else {
+    verdict.run = RunVerdict::kDoesNotRun;
+  }
+  return verdict;
+}
+
+}  // namespace sparkdoc::elf

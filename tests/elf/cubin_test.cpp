@@ -1,0 +1,198 @@
+#include "elf/cubin.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <span>
+#include <string>
+
+#include "fatbin_image.h"
+
+namespace sparkdoc::elf {
+namespace {
+
+using testing::build_cubin;
+using testing::compat_records;
+using testing::CubinSpec;
+using ::testing::HasSubstr;
+
+std::span<const std::byte> as_bytes(const std::string& s) {
+  return std::as_bytes(std::span(s.data(), s.size()));
+}
+
+Result<CubinInfo> inspect(const CubinSpec& spec) {
+  const std::string image = build_cubin(spec);
+  return inspect_cubin(as_bytes(image));
+}
+
+TEST(InspectCubin, Cuda13MarksArchSpecificOnlyInCompat) {
+  // ptxas 13.0, sm_121a: e_flags 0x06007902 (no 0x8), .nv.compat attribute 9 = 1.
+  CubinSpec spec;
+  spec.compat = compat_records(1);
+  auto info = inspect(spec);
+  ASSERT_TRUE(info) << info.error().message;
+  EXPECT_EQ(info->sm, 121u);
+  EXPECT_FALSE(info->accelerators_flag);
+  EXPECT_EQ(info->compat_arch_specific, 1u);
+  EXPECT_TRUE(info->arch_specific);
+  EXPECT_TRUE(info->has_code);
+  EXPECT_EQ(info->elf_type, 2);
+  EXPECT_EQ(info->os_abi, 0x41);
+  EXPECT_EQ(info->abi_version, 8);
+}
+
+TEST(InspectCubin, Cuda13PlainAndFamilyCubinsHaveAttributeZero) {
+  CubinSpec spec;
+  spec.e_flags = 0x06007802;  // sm_120 or sm_120f: identical in the cubin
+  spec.compat = compat_records(0);
+  auto info = inspect(spec);
+  ASSERT_TRUE(info) << info.error().message;
+  EXPECT_EQ(info->sm, 120u);
+  EXPECT_EQ(info->compat_arch_specific, 0u);
+  EXPECT_FALSE(info->arch_specific);
+}
+
+TEST(InspectCubin, Ptxas128AbiV8SetsBit8) {
+  // ptxas 12.8/12.9: sm_120a is 0x0600780a and .nv.compat has no attribute 9.
+  CubinSpec spec;
+  spec.e_flags = 0x0600780a;
+  spec.compat = std::string("\x02\x02\x01\x00", 4);
+  auto info = inspect(spec);
+  ASSERT_TRUE(info) << info.error().message;
+  EXPECT_EQ(info->sm, 120u);
+  EXPECT_TRUE(info->accelerators_flag);
+  EXPECT_FALSE(info->compat_arch_specific.has_value());
+  EXPECT_TRUE(info->arch_specific);
+}
+
+TEST(InspectCubin, AbiV7ReadsSmFromTheLowByteAnd0x800) {
+  // ptxas 12.8 sm_90a and sm_90 (ABI v7, OSABI 0x33, no .nv.compat).
+  CubinSpec spec;
+  spec.os_abi = 0x33;
+  spec.abi_version = 7;
+  spec.e_flags = 0x005a0d5a;
+  auto info = inspect(spec);
+  ASSERT_TRUE(info) << info.error().message;
+  EXPECT_EQ(info->sm, 90u);
+  EXPECT_TRUE(info->arch_specific);
+  EXPECT_FALSE(info->compat_arch_specific.has_value());
+
+  spec.e_flags = 0x005a055a;
+  info = inspect(spec);
+  ASSERT_TRUE(info) << info.error().message;
+  EXPECT_EQ(info->sm, 90u);
+  EXPECT_FALSE(info->arch_specific);
+}
+
+TEST(InspectCubin, AbiV7IgnoresCompatAttribute) {
+  // cuobjdump 13.0 reads 'a' of ABI v7 cubins from e_flags 0x800 only (reference §2.5).
+  CubinSpec spec;
+  spec.os_abi = 0x33;
+  spec.abi_version = 7;
+  spec.e_flags = 0x00460546;  // sm_70
+  spec.compat = compat_records(1);
+  auto info = inspect(spec);
+  ASSERT_TRUE(info) << info.error().message;
+  EXPECT_EQ(info->sm, 70u);
+  EXPECT_EQ(info->compat_arch_specific, 1u);
+  EXPECT_FALSE(info->arch_specific);
+}
+
+TEST(InspectCubin, DecimalOsAbi41IsAbiV8) {
+  CubinSpec spec;
+  spec.os_abi = 41;
+  spec.abi_version = 0;
+  spec.e_flags = 0x06005a04;
+  auto info = inspect(spec);
+  ASSERT_TRUE(info) << info.error().message;
+  EXPECT_EQ(info->sm, 90u);
+}
+
+TEST(InspectCubin, Elf32Cubin) {
+  CubinSpec spec;
+  spec.is_64 = false;
+  spec.compat = compat_records(1);
+  auto info = inspect(spec);
+  ASSERT_TRUE(info) << info.error().message;
+  EXPECT_EQ(info->sm, 121u);
+  EXPECT_TRUE(info->arch_specific);
+}
+
+TEST(InspectCubin, DeviceLinkCubinHasNoCode) {
+  CubinSpec spec;
+  spec.with_code = false;
+  spec.e_flags = 0x05007902;
+  spec.compat = compat_records(0);
+  auto info = inspect(spec);
+  ASSERT_TRUE(info) << info.error().message;
+  EXPECT_FALSE(info->has_code);
+}
+
+TEST(InspectCubin, RefusesWhatIsNotACubin) {
+  CubinSpec spec;
+  spec.machine = 62;
+  auto info = inspect(spec);
+  ASSERT_FALSE(info);
+  EXPECT_THAT(info.error().message, HasSubstr("e_machine 62"));
+
+  std::string big_endian = build_cubin(CubinSpec{});
+  big_endian[5] = 2;
+  EXPECT_FALSE(inspect_cubin(as_bytes(big_endian)));
+
+  EXPECT_FALSE(inspect_cubin({}));
+  std::string text = "not an ELF image at all, just text";
+  EXPECT_FALSE(inspect_cubin(as_bytes(text)));
+}
+
+TEST(InspectCubin, EveryTruncationFailsCleanly) {
+  CubinSpec spec;
+  spec.compat = compat_records(1);
+  const std::string image = build_cubin(spec);
+  for (size_t size = 0; size < image.size(); ++size) {
+    // The section table sits at the end, so every prefix loses part of it.
+    EXPECT_FALSE(inspect_cubin(as_bytes(image).first(size))) << size;
+  }
+  EXPECT_TRUE(inspect_cubin(as_bytes(image)));
+}
+
+TEST(InspectCubin, SectionTableOutOfRange) {
+  std::string image = build_cubin(CubinSpec{});
+  testing::put_le(image, 0x28, 0xfffffffffffffff0ull, 8);
+  auto info = inspect_cubin(as_bytes(image));
+  ASSERT_FALSE(info);
+  EXPECT_THAT(info.error().message, HasSubstr("section headers"));
+
+  image = build_cubin(CubinSpec{});
+  testing::put_le(image, 0x3c, 0xffff, 2);
+  EXPECT_FALSE(inspect_cubin(as_bytes(image)));
+
+  CubinSpec spec;
+  spec.compat = compat_records(1);
+  image = build_cubin(spec);
+  const size_t compat_header = image.size() - 64;
+  testing::put_le(image, compat_header + 0x20, 0x100000, 8);  // sh_size beyond the image
+  info = inspect_cubin(as_bytes(image));
+  ASSERT_FALSE(info);
+  EXPECT_THAT(info.error().message, HasSubstr(".nv.compat"));
+}
+
+TEST(FindCompatAttribute, RecordFormats) {
+  const std::string records = std::string("\x01\x07", 2) +          // format 1: no value
+                              std::string("\x03\x05\x34\x12", 4) +  // format 3: u16
+                              std::string("\x04\x0b\x02\x00\xaa\xbb", 6) +
+                              std::string("\x02\x09\x01\x00", 4);
+  const auto bytes = as_bytes(records);
+  EXPECT_EQ(find_compat_attribute(bytes, 0x07), 0u);
+  EXPECT_EQ(find_compat_attribute(bytes, 0x05), 0x1234u);
+  EXPECT_EQ(find_compat_attribute(bytes, 0x0b), 2u);
+  EXPECT_EQ(find_compat_attribute(bytes, 0x09), 1u);
+  EXPECT_FALSE(find_compat_attribute(bytes, 0x0c).has_value());
+  // An unknown format ends the walk; a cut-off record is not read.
+  const std::string unknown = std::string("\x07\x01\x02\x09\x01\x00", 6);
+  EXPECT_FALSE(find_compat_attribute(as_bytes(unknown), 0x09).has_value());
+  EXPECT_FALSE(find_compat_attribute(bytes.first(1), 0x07).has_value());
+  EXPECT_FALSE(find_compat_attribute(as_bytes(records).first(14), 0x09).has_value());
+}
+
+}  // namespace
+}  // namespace sparkdoc::elf

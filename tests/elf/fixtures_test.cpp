@@ -1,0 +1,241 @@
+// The committed nvcc 13.0 builds in tests/fixtures/elf (see make_fixtures.sh there): these
+// carry the main assertions on machines without nvcc. The *.cuobjdump.txt listings next to
+// them follow the rules of shared/reference/fatbin-and-elf.md §5.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <iterator>
+#include <span>
+#include <string>
+
+#include "elf/compat.h"
+#include "elf/fatbin.h"
+#include "elf/listing.h"
+
+namespace sparkdoc::elf {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr ComputeCapability kGb10{12, 1};
+constexpr ComputeCapability kRtx5090{12, 0};
+constexpr ComputeCapability kH100{9, 0};
+
+std::string fixture(const std::string& name) {
+  return std::string(SPARKDOC_FIXTURES) + "/elf/" + name;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+GpuCode read(const std::string& name) {
+  auto code = read_gpu_code(fixture(name));
+  EXPECT_TRUE(code) << code.error().message;
+  return code ? *code : GpuCode{};
+}
+
+struct Expected {
+  EntryKind kind;
+  std::string name;  // listed arch: "sm_121a" for ELF, "sm_120f" for PTX
+  FatbinSection section;
+  Compression compression;
+};
+
+void expect_entries(const GpuCode& code, const std::vector<Expected>& expected) {
+  ASSERT_EQ(code.entries.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const FatbinEntry& entry = code.entries[i];
+    SCOPED_TRACE(i);
+    EXPECT_EQ(entry.kind, expected[i].kind);
+    EXPECT_EQ(entry.kind == EntryKind::kPtx ? ptx_listing_arch(entry) : elf_listing_arch(entry),
+              expected[i].name);
+    EXPECT_EQ(entry.section, expected[i].section);
+    EXPECT_EQ(entry.compression, expected[i].compression);
+  }
+}
+
+class Golden : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(Golden, ListingMatchesTheCuobjdumpText) {
+  const std::string name = GetParam();
+  auto code = read_gpu_code(fixture(name));
+  ASSERT_TRUE(code) << code.error().message;
+  const std::string golden = slurp(fixture(name + ".cuobjdump.txt"));
+  ASSERT_FALSE(golden.empty()) << "missing " << name << ".cuobjdump.txt";
+  EXPECT_EQ(list_elf_and_ptx(*code, name), golden);
+  EXPECT_EQ(list_exit_status(*code), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, Golden,
+                         ::testing::Values("gencode.so", "zstd.so", "lz4.so", "rdc.o", "rdc.so",
+                                           "family.fatbin", "sm120a.fatbin", "ptx90.fatbin",
+                                           "sm121a.cubin"),
+                         [](const ::testing::TestParamInfo<const char*>& param) {
+                           std::string name = param.param;
+                           for (char& c : name) {
+                             if (c == '.') c = '_';
+                           }
+                           return name;
+                         });
+
+constexpr auto kElf = EntryKind::kElf;
+constexpr auto kPtx = EntryKind::kPtx;
+constexpr auto kNv = FatbinSection::kNvFatbin;
+constexpr auto kRel = FatbinSection::kNvRelfatbin;
+constexpr auto kFile = FatbinSection::kFatbinFile;
+constexpr auto kNone = Compression::kNone;
+constexpr auto kZstd = Compression::kZstd;
+constexpr auto kLz4 = Compression::kLz4;
+
+TEST(Fixtures, UncompressedSharedLibrary) {
+  const GpuCode code = read("gencode.so");
+  EXPECT_EQ(code.file_kind, GpuFileKind::kLinkedElf);
+  // nvcc -shared adds a device-link container first: kernel-less cubins, one per SASS target.
+  ASSERT_EQ(code.containers.size(), 2u);
+  EXPECT_EQ(code.containers[0].entry_count, 2u);
+  expect_entries(code, {{kElf, "sm_90a", kNv, kNone},
+                        {kElf, "sm_121a", kNv, kNone},
+                        {kElf, "sm_90a", kNv, kNone},
+                        {kElf, "sm_121a", kNv, kNone},
+                        {kPtx, "sm_90", kNv, kZstd}});
+  for (const FatbinEntry& entry : code.entries) {
+    if (entry.kind != kElf) continue;
+    ASSERT_TRUE(entry.cubin.has_value());
+    EXPECT_EQ(entry.cubin->abi_version, 8);
+    EXPECT_EQ(entry.cubin->has_code, entry.container_index == 1);
+    EXPECT_FALSE(entry.cubin->accelerators_flag) << "ptxas 13.0 never sets e_flags 0x8";
+    EXPECT_EQ(entry.cubin->compat_arch_specific, 1u);
+  }
+  EXPECT_EQ(code.entries[3].header_compat_arch_specific, 1u) << "SM >= 100 compat copy";
+  EXPECT_FALSE(code.entries[2].header_compat_arch_specific.has_value()) << "none below SM 100";
+  const FatbinEntry& ptx = code.entries[4];
+  EXPECT_EQ(ptx.version_major, 9);
+  EXPECT_EQ(ptx.version_minor, 0);
+  EXPECT_GT(ptx.uncompressed_size_bytes, ptx.compressed_size_bytes);
+
+  const GpuCodeVerdict gb10 = judge(code, kGb10);
+  EXPECT_EQ(gb10.run, RunVerdict::kSass);
+  EXPECT_TRUE(gb10.nvfp4);
+  EXPECT_EQ(judge(code, kRtx5090).run, RunVerdict::kPtxJitOnly);
+  EXPECT_EQ(judge(code, kH100).run, RunVerdict::kSass);
+  EXPECT_FALSE(judge(code, kH100).nvfp4);
+  EXPECT_EQ(judge(code, ComputeCapability{8, 0}).run, RunVerdict::kDoesNotRun);
+}
+
+TEST(Fixtures, ZstdCompressedSharedLibrary) {
+  const GpuCode code = read("zstd.so");
+  expect_entries(code, {{kElf, "sm_90", kNv, kZstd},
+                        {kElf, "sm_120", kNv, kZstd},
+                        {kElf, "sm_90", kNv, kZstd},
+                        {kPtx, "sm_120", kNv, kZstd},
+                        {kElf, "sm_120", kNv, kZstd}});
+  for (const FatbinEntry& entry : code.entries) {
+    EXPECT_FALSE(entry.cubin.has_value()) << "compressed payloads are not read";
+    EXPECT_LE(entry.compressed_size_bytes, entry.payload_size_bytes);
+  }
+  const GpuCodeVerdict gb10 = judge(code, kGb10);
+  EXPECT_EQ(gb10.run, RunVerdict::kSass) << "sm_120 SASS runs on 12.1";
+  EXPECT_FALSE(gb10.nvfp4) << "plain sm_120 cannot hold block-scaled MMA";
+}
+
+TEST(Fixtures, Lz4PayloadsDecodeToWhatTheHeadersSay) {
+  const GpuCode code = read("lz4.so");
+  expect_entries(code, {{kElf, "sm_90a", kNv, kLz4},
+                        {kElf, "sm_121a", kNv, kLz4},
+                        {kElf, "sm_90a", kNv, kLz4},
+                        {kElf, "sm_121a", kNv, kLz4},
+                        {kPtx, "sm_90", kNv, kLz4}});
+  const std::string file = slurp(fixture("lz4.so"));
+  const auto image = std::as_bytes(std::span(file.data(), file.size()));
+  for (const FatbinEntry& entry : code.entries) {
+    SCOPED_TRACE(entry.header_offset);
+    auto plain =
+        decompress_lz4_block(image.subspan(entry.payload_offset, entry.compressed_size_bytes),
+                             entry.uncompressed_size_bytes);
+    ASSERT_TRUE(plain) << plain.error().message;
+    if (entry.kind == kElf) {
+      auto cubin = inspect_cubin(*plain);
+      ASSERT_TRUE(cubin) << cubin.error().message;
+      EXPECT_EQ(cubin->sm, entry.arch);
+      EXPECT_EQ(cubin->arch_specific, entry.elf_arch_specific());
+    } else {
+      const std::string text(reinterpret_cast<const char*>(plain->data()), plain->size());
+      EXPECT_THAT(text, HasSubstr(".target sm_90"));
+    }
+  }
+}
+
+TEST(Fixtures, RelocatableObject) {
+  const GpuCode code = read("rdc.o");
+  EXPECT_EQ(code.file_kind, GpuFileKind::kRelocatableElf);
+  expect_entries(code, {{kElf, "sm_90a", kRel, kZstd},
+                        {kElf, "sm_121a", kRel, kZstd},
+                        {kPtx, "sm_90", kRel, kZstd}});
+  EXPECT_EQ(code.entries[2].ptxas_options, "--compile-only  ");
+  EXPECT_EQ(judge(code, kGb10).run, RunVerdict::kSass);
+}
+
+TEST(Fixtures, RdcSharedLibraryListsOnlyItsDeviceLinkedCode) {
+  const GpuCode code = read("rdc.so");
+  EXPECT_EQ(code.file_kind, GpuFileKind::kLinkedElf);
+  expect_entries(
+      code,
+      {{kElf, "sm_90", kNv, kNone}, {kPtx, "sm_90", kRel, kZstd}, {kElf, "sm_90", kRel, kZstd}});
+  EXPECT_TRUE(cuobjdump_lists(code, code.entries[0]));
+  EXPECT_FALSE(cuobjdump_lists(code, code.entries[1]));
+  EXPECT_FALSE(cuobjdump_lists(code, code.entries[2]));
+  // sm_90 SASS alone (the PTX sits in __nv_relfatbin only): does not run on 12.1.
+  const GpuCodeVerdict gb10 = judge(code, kGb10);
+  EXPECT_EQ(gb10.run, RunVerdict::kDoesNotRun);
+  EXPECT_TRUE(gb10.ptx_targets.empty());
+  EXPECT_EQ(judge(code, kH100).run, RunVerdict::kSass);
+}
+
+TEST(Fixtures, FamilyFatbin) {
+  const GpuCode code = read("family.fatbin");
+  EXPECT_EQ(code.file_kind, GpuFileKind::kFatbin);
+  ASSERT_EQ(code.entries.size(), 4u);
+  expect_entries(code, {{kPtx, "sm_120f", kFile, kZstd},
+                        {kElf, "sm_120", kFile, kNone},
+                        {EntryKind::kLtoIr, "sm_121", kFile, kZstd},
+                        {kElf, "sm_121", kFile, kNone}});
+  EXPECT_TRUE(code.entries[1].family_specific);
+  EXPECT_EQ(code.entries[1].cubin->compat_arch_specific, 0u) << "'f' is not in the cubin";
+  EXPECT_EQ(code.entries[2].kind_code, 8);
+  EXPECT_EQ(code.entries[2].ptxas_options, "-ftz=0 -prec_div=1 -prec_sqrt=1 -fmad=1 ");
+  const GpuCodeVerdict gb10 = judge(code, kGb10);
+  EXPECT_EQ(gb10.run, RunVerdict::kSass);
+  EXPECT_TRUE(gb10.nvfp4) << "sm_120f runs on 12.1 and allows block-scaled MMA";
+}
+
+TEST(Fixtures, Sm120aOnlyDoesNotRunOnGb10) {
+  const GpuCode code = read("sm120a.fatbin");
+  expect_entries(code, {{kElf, "sm_120a", kFile, kNone}});
+  EXPECT_EQ(judge(code, kGb10).run, RunVerdict::kDoesNotRun);
+  EXPECT_FALSE(judge(code, kGb10).nvfp4);
+  EXPECT_EQ(judge(code, kRtx5090).run, RunVerdict::kSass);
+  EXPECT_TRUE(judge(code, kRtx5090).nvfp4);
+}
+
+TEST(Fixtures, Compute90PtxIsJitOnlyOnGb10) {
+  const GpuCode code = read("ptx90.fatbin");
+  expect_entries(code, {{kPtx, "sm_90", kFile, kZstd}});
+  EXPECT_EQ(judge(code, kGb10).run, RunVerdict::kPtxJitOnly);
+  EXPECT_EQ(judge(code, kH100).run, RunVerdict::kPtxJitOnly);
+}
+
+TEST(Fixtures, BareCubin) {
+  const GpuCode code = read("sm121a.cubin");
+  EXPECT_EQ(code.file_kind, GpuFileKind::kCubin);
+  expect_entries(code, {{kElf, "sm_121a", FatbinSection::kCubinFile, kNone}});
+  EXPECT_TRUE(code.entries[0].cubin->has_code);
+  EXPECT_EQ(judge(code, kGb10).run, RunVerdict::kSass);
+  EXPECT_TRUE(judge(code, kGb10).nvfp4);
+  EXPECT_EQ(judge(code, kRtx5090).run, RunVerdict::kDoesNotRun);
+}
+
+}  // namespace
+}  // namespace sparkdoc::elf
