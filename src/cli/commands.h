@@ -18,5 +18,12 @@ inline constexpr int kExitUsage = 2;
 std::function<int()> add_check_command(CLI::App& app);
 std::function<int()> add_explain_command(CLI::App& app);
 std::function<int()> add_snapshot_command(CLI::App& app);
+std::function<int()> add_mem_command(CLI::App& app);
+std::function<int()> add_clean_command(CLI::App& app);
+
+// Prints one line to stderr when an earlier run's journal was never restored (tune's
+// unrestored_journal_notice), looking under the chosen subcommand's --root when it has one.
+// Not for `clean --restore`, which is the cure.
+void notice_unrestored_journal(const CLI::App& app);
 
 }  // namespace sparkdoc::cli

@@ -30,6 +30,8 @@ int main(int argc, char** argv) {
     auto check = add_check_command(app);
     auto explain = add_explain_command(app);
     auto snapshot = add_snapshot_command(app);
+    auto mem = add_mem_command(app);
+    auto clean = add_clean_command(app);
     std::vector<const char*> cargs;
     for (auto& a : args) cargs.push_back(a.c_str());
     try {
@@ -38,9 +40,12 @@ int main(int argc, char** argv) {
       int rc = app.exit(e);
       return rc == 0 ? kExitReady : kExitUsage;
     }
+    notice_unrestored_journal(app);
     if (app.got_subcommand("check")) return check();
     if (app.got_subcommand("explain")) return explain();
     if (app.got_subcommand("snapshot")) return snapshot();
+    if (app.got_subcommand("mem")) return mem();
+    if (app.got_subcommand("clean")) return clean();
     return kExitUsage;
   } catch (const std::exception& e) {
     std::cerr << "sparkdoc: internal error: " << e.what() << "\n";

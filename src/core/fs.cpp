@@ -14,6 +14,12 @@
 namespace sparkdoc {
 namespace {
 
+tl::unexpected<Error> errno_fail(const std::string& what, const std::string& path, int err) {
+  return fail(why_from_errno(err), fmt::format("{} {}: {}", what, path, std::strerror(err)));
+}
+
+}  // namespace
+
 Why why_from_errno(int err) {
   switch (err) {
     case ENOENT:
@@ -23,12 +29,6 @@ Why why_from_errno(int err) {
     default: return Why::kError;
   }
 }
-
-tl::unexpected<Error> errno_fail(const std::string& what, const std::string& path, int err) {
-  return fail(why_from_errno(err), fmt::format("{} {}: {}", what, path, std::strerror(err)));
-}
-
-}  // namespace
 
 Root::Root(std::string prefix) : prefix_(std::move(prefix)) {
   while (!prefix_.empty() && prefix_.back() == '/') prefix_.pop_back();

@@ -27,6 +27,10 @@ class Root {
 // Reads a whole (small) file. Procfs files report size 0, so this reads until EOF, up to
 // max_bytes; more is an error rather than a silent truncation. Errors carry Why (absent for
 // ENOENT, no_permission for EACCES/EPERM).
+// The reason an errno gives: absent for ENOENT/ENOTDIR, no_permission for EACCES/EPERM,
+// error for everything else.
+Why why_from_errno(int err);
+
 Result<std::string> read_text(const std::string& path, size_t max_bytes = 4 << 20);
 bool exists(const std::string& path);
 bool is_dir(const std::string& path);

@@ -10,23 +10,11 @@
 #include <cstring>
 #include <utility>
 
+#include "core/fs.h"
 #include "elf/bytes.h"
 
 namespace sparkdoc::elf {
 namespace {
-
-Why why_from_errno(int err) {
-  switch (err) {
-    case ENOENT:
-    case ENOTDIR:
-      return Why::kAbsent;
-    case EACCES:
-    case EPERM:
-      return Why::kNoPermission;
-    default:
-      return Why::kError;
-  }
-}
 
 tl::unexpected<Error> outside(uint64_t offset, uint64_t length, uint64_t size) {
   return fail(

@@ -9,6 +9,8 @@
 #include <cstring>
 #include <utility>
 
+#include "core/fs.h"
+
 namespace sparkdoc::elf {
 namespace {
 
@@ -17,19 +19,6 @@ namespace {
 bool libelf_ready() {
   static const bool ready = elf_version(EV_CURRENT) != EV_NONE;
   return ready;
-}
-
-Why why_from_errno(int err) {
-  switch (err) {
-    case ENOENT:
-    case ENOTDIR:
-      return Why::kAbsent;
-    case EACCES:
-    case EPERM:
-      return Why::kNoPermission;
-    default:
-      return Why::kError;
-  }
 }
 
 const char* last_libelf_message() {

@@ -18,9 +18,10 @@
 namespace sparkdoc::gpu {
 
 // X(need, return type, member, (parameter types), exported names, newest version first).
-// The table grows by rows at its end: contexts and memory (cuCtx*, cuMem*) for the loader come
-// next. For entry points that have per-thread-stream variants (_ptsz, _ptds), list the plain
-// name: that is what cuda.h binds without CUDA_API_PER_THREAD_DEFAULT_STREAM.
+// The table grows by rows at its end; the primary-context and cuMemGetInfo rows serve the fresh
+// context of `sparkdoc clean` (gpu/context.h). For entry points that have per-thread-stream
+// variants (_ptsz, _ptds), list the plain name: that is what cuda.h binds without
+// CUDA_API_PER_THREAD_DEFAULT_STREAM.
 #define SPARKDOC_CUDA_ENTRY_POINTS(X)                                                              \
   X(kRequired, cuda::CUresult, driver_get_version, (int*), "cuDriverGetVersion")                  \
   X(kRequired, cuda::CUresult, init, (unsigned), "cuInit")                                         \
@@ -33,7 +34,14 @@ namespace sparkdoc::gpu {
   X(kOptional, cuda::CUresult, device_get_attribute,                                               \
     (int*, cuda::CUdevice_attribute, cuda::CUdevice), "cuDeviceGetAttribute")                      \
   X(kOptional, cuda::CUresult, device_total_mem, (std::size_t*, cuda::CUdevice),                  \
-    "cuDeviceTotalMem_v2")
+    "cuDeviceTotalMem_v2")                                                                         \
+  X(kOptional, cuda::CUresult, device_primary_ctx_retain, (cuda::CUcontext*, cuda::CUdevice),      \
+    "cuDevicePrimaryCtxRetain")                                                                    \
+  X(kOptional, cuda::CUresult, device_primary_ctx_release, (cuda::CUdevice),                       \
+    "cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease")                                   \
+  X(kOptional, cuda::CUresult, ctx_push_current, (cuda::CUcontext), "cuCtxPushCurrent_v2")         \
+  X(kOptional, cuda::CUresult, ctx_pop_current, (cuda::CUcontext*), "cuCtxPopCurrent_v2")          \
+  X(kOptional, cuda::CUresult, mem_get_info, (std::size_t*, std::size_t*), "cuMemGetInfo_v2")
 
 struct CudaEntryPoints {
 #define SPARKDOC_CUDA_MEMBER(need, ret, member, params, ...) Symbol<ret params> member;

@@ -19,6 +19,7 @@ enum CUresult : int {
   CUDA_ERROR_INSUFFICIENT_DRIVER = 35,
   CUDA_ERROR_NO_DEVICE = 100,
   CUDA_ERROR_INVALID_DEVICE = 101,
+  CUDA_ERROR_INVALID_CONTEXT = 201,
   CUDA_ERROR_OPERATING_SYSTEM = 304,
   CUDA_ERROR_NOT_PERMITTED = 800,
   CUDA_ERROR_NOT_SUPPORTED = 801,
@@ -29,6 +30,10 @@ enum CUresult : int {
 
 // cuda.h, CUDA 13.0: typedef int CUdevice_v1; typedef CUdevice_v1 CUdevice.
 using CUdevice = int;
+
+// cuda.h, CUDA 13.0: typedef struct CUctx_st *CUcontext. Opaque; only the driver looks inside.
+struct CUctx_st;
+using CUcontext = CUctx_st*;
 
 // cuda.h, CUDA 13.0: CUdevice_attribute, the values sparkdoc reads.
 enum CUdevice_attribute : int {

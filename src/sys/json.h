@@ -10,7 +10,8 @@ SPARKDOC_JSON(MemInfo, mem_total_bytes, mem_free_bytes, mem_available_bytes, buf
               cached_bytes, swap_cached_bytes, active_file_bytes, inactive_file_bytes,
               anon_pages_bytes, mapped_bytes, shmem_bytes, dirty_bytes, writeback_bytes,
               mlocked_bytes, swap_total_bytes, swap_free_bytes, hugepages_total, hugepages_free,
-              hugepages_rsvd, hugepage_size_bytes)
+              hugepages_rsvd, hugepage_size_bytes, slab_bytes, slab_reclaimable_bytes,
+              kernel_stack_bytes, page_tables_bytes)
 SPARKDOC_JSON(VmTunables, min_free_kbytes, vfs_cache_pressure, swappiness)
 SPARKDOC_JSON(PsiLine, avg10, avg60, avg300, total_us)
 SPARKDOC_JSON(Psi, some, full)

@@ -38,6 +38,10 @@ constexpr std::array kMemFields = {
     MemField{"HugePages_Free", &MemInfo::hugepages_free, false},
     MemField{"HugePages_Rsvd", &MemInfo::hugepages_rsvd, false},
     MemField{"Hugepagesize", &MemInfo::hugepage_size_bytes, true},
+    MemField{"Slab", &MemInfo::slab_bytes, true},
+    MemField{"SReclaimable", &MemInfo::slab_reclaimable_bytes, true},
+    MemField{"KernelStack", &MemInfo::kernel_stack_bytes, true},
+    MemField{"PageTables", &MemInfo::page_tables_bytes, true},
 };
 
 const MemField* find_field(std::string_view name) {

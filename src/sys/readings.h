@@ -34,6 +34,12 @@ struct MemInfo {
   uint64_t hugepages_free = 0;
   uint64_t hugepages_rsvd = 0;
   uint64_t hugepage_size_bytes = 0;
+  // Kernel memory that /proc/meminfo itemises, for the accounting of what no process owns
+  // (sparkdoc mem). Snapshots taken before these fields existed read them as 0.
+  uint64_t slab_bytes = 0;
+  uint64_t slab_reclaimable_bytes = 0;  // SReclaimable: part of Slab that drop_caches frees
+  uint64_t kernel_stack_bytes = 0;
+  uint64_t page_tables_bytes = 0;
   bool operator==(const MemInfo&) const = default;
 };
 
@@ -163,6 +169,16 @@ struct ParallelConfigScan {
   unsigned files_scanned = 0;
   std::vector<ParallelConfigHit> hits;
   bool operator==(const ParallelConfigScan&) const = default;
+};
+
+// One active swap area, a line of /proc/swaps (sys/swaps.h reads it for `sparkdoc clean`).
+struct SwapArea {
+  std::string path;      // "/swap.img", "/dev/dm-1"; the kernel's \040-style escapes undone
+  std::string type;      // "file" or "partition"
+  uint64_t size_bytes = 0;
+  uint64_t used_bytes = 0;
+  int priority = 0;      // swapon(2) priority; negative when the kernel chose it
+  bool operator==(const SwapArea&) const = default;
 };
 
 }  // namespace sparkdoc::sys

@@ -18,6 +18,8 @@
 //                                        CU_DEVICE_ATTRIBUTE_* by number; one not listed
 //                                        answers CUDA_ERROR_INVALID_VALUE, as the driver does
 //                                        for an attribute it does not know
+//         "free_memory_bytes": 98000000000,  cuMemGetInfo_v2's free figure inside a context on
+//                                        this device; absent: total_memory_bytes
 //         "errors": {"cuDeviceGetName": "UNKNOWN"}            this device only
 //       }]
 //     }
@@ -25,6 +27,11 @@
 // Status names are CUresult constants with or without the CUDA_ERROR_ prefix, or numbers.
 // Calls other than cuDriverGetVersion, cuGetErrorName and cuGetErrorString answer
 // CUDA_ERROR_NOT_INITIALIZED until cuInit has succeeded.
+//
+// Contexts: cuDevicePrimaryCtxRetain/Release_v2 count references per device (a fixture reload
+// does not reset them), cuCtxPushCurrent_v2/PopCurrent_v2 keep a per-thread stack, and
+// cuMemGetInfo_v2 answers CUDA_ERROR_INVALID_CONTEXT with an empty stack, as the driver does.
+// Tests read the reference count through sparkdoc_fake_cuda_primary_retained(device).
 #include <algorithm>
 #include <array>
 #include <cstddef>
@@ -34,6 +41,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "fake_fixture.h"
 #include "gpu/cuda_types.h"
@@ -50,7 +58,7 @@ struct ErrorName {
   const char* text;       // what the real cuGetErrorString says
 };
 
-constexpr std::array<ErrorName, 14> kErrors = {{
+constexpr std::array<ErrorName, 15> kErrors = {{
     {CUDA_ERROR_INVALID_VALUE, "INVALID_VALUE", "invalid argument"},
     {CUDA_ERROR_OUT_OF_MEMORY, "OUT_OF_MEMORY", "out of memory"},
     {CUDA_ERROR_NOT_INITIALIZED, "NOT_INITIALIZED", "initialization error"},
@@ -60,6 +68,7 @@ constexpr std::array<ErrorName, 14> kErrors = {{
      "CUDA driver version is insufficient for CUDA runtime version"},
     {CUDA_ERROR_NO_DEVICE, "NO_DEVICE", "no CUDA-capable device is detected"},
     {CUDA_ERROR_INVALID_DEVICE, "INVALID_DEVICE", "invalid device ordinal"},
+    {CUDA_ERROR_INVALID_CONTEXT, "INVALID_CONTEXT", "invalid device context"},
     {CUDA_ERROR_OPERATING_SYSTEM, "OPERATING_SYSTEM",
      "OS call failed or operation not supported on this OS"},
     {CUDA_ERROR_NOT_PERMITTED, "NOT_PERMITTED", "operation not permitted"},
@@ -86,11 +95,34 @@ std::optional<CUresult> injected(const json& scope, const char* symbol) {
   return sparkdoc::fake::injected(scope, symbol, kNames, "CUDA_ERROR_", CUDA_ERROR_UNKNOWN);
 }
 
+constexpr int kMaxDevices = 16;
+
 struct State {
   std::mutex mutex;
   json cuda;                 // the fixture's "cuda" object, or null
   bool initialised = false;  // the last cuInit succeeded
+  std::array<int, kMaxDevices> primary_retained{};  // references per device
 };
+
+// One byte per device: a primary context's handle is the address of its device's byte.
+std::array<char, kMaxDevices> context_tokens{};
+
+CUcontext context_of(CUdevice device) {
+  return reinterpret_cast<CUcontext>(&context_tokens[static_cast<size_t>(device)]);
+}
+
+// The device a context handle names, or -1 for a handle the fake did not give out.
+int device_of_context(CUcontext context) {
+  for (int d = 0; d < kMaxDevices; ++d) {
+    if (context == context_of(d)) return d;
+  }
+  return -1;
+}
+
+std::vector<CUcontext>& context_stack() {
+  thread_local std::vector<CUcontext> stack;
+  return stack;
+}
 
 State& state() {
   static State instance;
@@ -268,6 +300,67 @@ CUresult cuDeviceTotalMem_v2(size_t* bytes, CUdevice device) {
     *bytes = d.value("total_memory_bytes", size_t{0});
     return CUDA_SUCCESS;
   });
+}
+
+CUresult cuDevicePrimaryCtxRetain(CUcontext* context, CUdevice device) {
+  State& s = state();
+  return device_call("cuDevicePrimaryCtxRetain", device, [&](const json&) {
+    if (context == nullptr || device >= kMaxDevices) return CUDA_ERROR_INVALID_VALUE;
+    ++s.primary_retained[static_cast<size_t>(device)];
+    *context = context_of(device);
+    return CUDA_SUCCESS;
+  });
+}
+
+CUresult cuDevicePrimaryCtxRelease_v2(CUdevice device) {
+  State& s = state();
+  return device_call("cuDevicePrimaryCtxRelease_v2", device, [&](const json&) {
+    if (device >= kMaxDevices) return CUDA_ERROR_INVALID_DEVICE;
+    int& count = s.primary_retained[static_cast<size_t>(device)];
+    if (count == 0) return CUDA_ERROR_INVALID_CONTEXT;
+    --count;
+    return CUDA_SUCCESS;
+  });
+}
+
+CUresult cuCtxPushCurrent_v2(CUcontext context) {
+  return initialised_call("cuCtxPushCurrent_v2", [&](const json&) {
+    if (device_of_context(context) < 0) return CUDA_ERROR_INVALID_CONTEXT;
+    context_stack().push_back(context);
+    return CUDA_SUCCESS;
+  });
+}
+
+CUresult cuCtxPopCurrent_v2(CUcontext* context) {
+  return initialised_call("cuCtxPopCurrent_v2", [&](const json&) {
+    auto& stack = context_stack();
+    if (stack.empty()) return CUDA_ERROR_INVALID_CONTEXT;
+    if (context != nullptr) *context = stack.back();
+    stack.pop_back();
+    return CUDA_SUCCESS;
+  });
+}
+
+CUresult cuMemGetInfo_v2(size_t* free_bytes, size_t* total_bytes) {
+  return initialised_call("cuMemGetInfo_v2", [&](const json& cuda) {
+    if (free_bytes == nullptr || total_bytes == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    const auto& stack = context_stack();
+    if (stack.empty()) return CUDA_ERROR_INVALID_CONTEXT;
+    const json* d = device_of(cuda, device_of_context(stack.back()));
+    if (d == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
+    if (auto error = injected(*d, "cuMemGetInfo_v2")) return *error;
+    *total_bytes = d->value("total_memory_bytes", size_t{0});
+    *free_bytes = d->value("free_memory_bytes", *total_bytes);
+    return CUDA_SUCCESS;
+  });
+}
+
+// Test hook: the primary context's reference count on `device` (-1 for a device out of range).
+int sparkdoc_fake_cuda_primary_retained(int device) {
+  if (device < 0 || device >= kMaxDevices) return -1;
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  return s.primary_retained[static_cast<size_t>(device)];
 }
 
 }  // extern "C"

@@ -8,6 +8,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "gpu/context.h"
 #include "gpu/json.h"
 #include "gpu/probe.h"
 
@@ -71,6 +72,30 @@ TEST(LiveGpu, ReadsTheInstalledDriver) {
     EXPECT_TRUE(c.integrated) << c.integrated.reason();
     EXPECT_TRUE(c.multiprocessors) << c.multiprocessors.reason();
   }
+}
+
+// The fresh context of `sparkdoc clean` against the real driver: the figures must agree with
+// what cuDeviceTotalMem and NVML say about the same device.
+TEST(LiveGpu, FreshContextReportsTheDriversFreeMemory) {
+  if (!std::filesystem::exists("/dev/nvidiactl")) {
+    GTEST_SKIP() << "/dev/nvidiactl does not exist: no NVIDIA driver on this machine";
+  }
+  const Result<Cuda>& cuda = Cuda::instance();
+  ASSERT_TRUE(cuda) << cuda.error().message;
+  auto m = fresh_context_mem_info(*cuda, 0);
+  ASSERT_TRUE(m) << m.error().message;
+  std::cout << "cuMemGetInfo: free " << m->free_bytes << " of " << m->total_bytes << " bytes in "
+            << m->elapsed_ms << " ms\n";
+  EXPECT_GT(m->total_bytes, 0u);
+  EXPECT_LE(m->free_bytes, m->total_bytes);
+  GpuReadings r = read_gpu();
+  ASSERT_TRUE(r.cuda);
+  ASSERT_FALSE(r.cuda->devices.empty());
+  if (r.cuda->devices[0].total_memory_bytes) {
+    EXPECT_EQ(m->total_bytes, *r.cuda->devices[0].total_memory_bytes);
+  }
+  // A second context in the same process works too: the first was released.
+  EXPECT_TRUE(fresh_context_mem_info(*cuda, 0));
 }
 
 }  // namespace

@@ -28,6 +28,12 @@ constexpr std::string_view kGb10Meminfo =
     "AnonPages:        2500004 kB\n"
     "Mapped:            600004 kB\n"
     "Shmem:              90000 kB\n"
+    "KReclaimable:     1100040 kB\n"
+    "Slab:             1900044 kB\n"
+    "SReclaimable:     1100040 kB\n"
+    "SUnreclaim:        800004 kB\n"
+    "KernelStack:        40448 kB\n"
+    "PageTables:        120012 kB\n"
     "VmallocTotal:   135288315904 kB\n"
     "HugePages_Total:       0\n"
     "HugePages_Free:        0\n"
@@ -55,6 +61,19 @@ TEST(Meminfo, Gb10IdleNumbersBecomeBytes) {
   EXPECT_EQ(m->swap_free_bytes, 15624996ull * 1024);
   EXPECT_EQ(m->hugepages_total, 0u);
   EXPECT_EQ(m->hugepage_size_bytes, 2048u * 1024);
+  EXPECT_EQ(m->slab_bytes, 1900044ull * 1024);
+  EXPECT_EQ(m->slab_reclaimable_bytes, 1100040ull * 1024);
+  EXPECT_EQ(m->kernel_stack_bytes, 40448ull * 1024);
+  EXPECT_EQ(m->page_tables_bytes, 120012ull * 1024);
+}
+
+// KReclaimable and SUnreclaim share prefixes with the fields read; only exact names count.
+TEST(Meminfo, KernelFieldsMatchByExactName) {
+  auto m = parse_meminfo("MemTotal: 10 kB\nKReclaimable: 7 kB\nSUnreclaim: 5 kB\nSlab: 3 kB\n");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->slab_bytes, 3u * 1024);
+  EXPECT_EQ(m->slab_reclaimable_bytes, 0u);
+  EXPECT_FALSE(parse_meminfo("MemTotal: 10 kB\nPageTables: 4\n"));  // kB unit required
 }
 
 TEST(Meminfo, HugePagesAreCountsNotBytes) {

@@ -1,0 +1,175 @@
+// Memory accounting for `sparkdoc mem`: where the memory of a machine is, from a Snapshot alone.
+// Pure: it links the snapshot model and the checks (for the platform and the one headroom
+// rule, checks::compute_headroom), never a probe.
+//
+// On a DGX Spark the GPU's memory is the system's memory (reference §3): page cache, the CUDA
+// allocations of killed containers (invisible to `nvidia-smi --query-compute-apps`, 000 §6) and
+// a remote-desktop service's ~6 GB context all come out of one pool, and NVML answers
+// NOT_SUPPORTED for the device's memory. This file says what each part holds and how much of
+// it no live process accounts for.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "checks/finding.h"
+#include "checks/registry.h"
+#include "snapshot/snapshot.h"
+
+namespace sparkdoc::mem {
+
+// Host memory from /proc/meminfo, in bytes.
+struct HostMemory {
+  uint64_t total_bytes = 0;              // MemTotal
+  uint64_t free_bytes = 0;               // MemFree: what cudaMemGetInfo reports on GB10
+  uint64_t available_bytes = 0;          // MemAvailable
+  uint64_t page_cache_bytes = 0;         // Cached + Buffers - Shmem (checks::Headroom)
+  uint64_t reclaimable_cache_bytes = 0;  // page cache less Dirty and Writeback
+  uint64_t shmem_bytes = 0;
+  uint64_t dirty_bytes = 0;  // Dirty + Writeback
+  uint64_t anon_bytes = 0;   // AnonPages
+  uint64_t slab_bytes = 0;
+  uint64_t slab_reclaimable_bytes = 0;
+  uint64_t kernel_stack_bytes = 0;
+  uint64_t page_tables_bytes = 0;
+  // Slab, KernelStack and PageTables were read (snapshots before they were recorded have 0;
+  // a running kernel always has some slab).
+  bool kernel_recorded = false;
+  uint64_t hugepages_total = 0;  // pages
+  uint64_t hugepages_free = 0;   // pages
+  uint64_t hugepage_size_bytes = 0;
+  uint64_t swap_total_bytes = 0;
+  uint64_t swap_free_bytes = 0;
+  uint64_t swap_cached_bytes = 0;
+  bool operator==(const HostMemory&) const = default;
+};
+
+// One GPU as NVML sees it.
+struct GpuMemory {
+  unsigned index = 0;
+  std::string name;
+  Reading<gpu::MemoryInfo> memory;  // not_supported on GB10
+  bool operator==(const GpuMemory&) const = default;
+};
+
+// What a GPU-memory holder is, for the cleanup's "not training" list (000 §6 step 1).
+enum class Role {
+  kServer,   // a known GPU server (vllm, ollama, ...) from the process scan (G6)
+  kDesktop,  // the desktop: X, a compositor, gnome-remote-desktop
+  kOther,    // anything else: a training job, a notebook, a stale process
+};
+std::string_view role_key(Role role);  // "server", "desktop", "other"
+
+// A process NVML lists on a device, joined with the process scan by PID.
+struct ProcessMemory {
+  uint32_t pid = 0;
+  unsigned device = 0;
+  std::string type;                    // "compute" or "graphics"
+  std::optional<uint64_t> used_bytes;  // nullopt: NVML could not say (the reason is in note)
+  bool in_scan = false;                // the process scan saw this PID
+  std::string comm;                    // from the scan's GPU holders, when listed there
+  std::string cmdline;                 // from the scan (holders, then servers)
+  std::string server_kind;             // "gnome-remote-desktop", "vllm", ...
+  Role role = Role::kOther;
+  std::string note;  // why used_bytes is missing, when it is
+  bool operator==(const ProcessMemory&) const = default;
+};
+
+// A process holding /dev/nvidia* that no device's NVML list names.
+struct UnlistedHolder {
+  int pid = 0;
+  std::string comm;
+  std::string cmdline;
+  std::vector<std::string> devices;
+  // /dev/nvidia-uvm open: a CUDA context (the driver opens UVM for one); without it, an NVML
+  // or driver user such as a monitor or nvidia-persistenced.
+  bool cuda = false;
+  Role role = Role::kOther;
+  std::string server_kind;
+  bool operator==(const UnlistedHolder&) const = default;
+};
+
+// An idle DGX Spark keeps some GB outside what /proc/meminfo itemises and NVML lists: the
+// reference's idle figures (§3.2: MemTotal 127.6 GB, MemAvailable 118.6 GB, so 9 GB in use with
+// a desktop's few GB of processes and cache) leave about 4-6 GB for the driver and firmware.
+// That is an inference to confirm on a device. Each SIGKILLed run leaves about 6 GB more
+// (000 §6: ~122 GB available clean, ~116 GB after one killed run), so above this allowance the
+// remainder points at orphaned allocations.
+inline constexpr uint64_t kUnifiedUnaccountedAllowanceBytes = uint64_t{8} << 30;  // 8 GiB
+// On a discrete GPU NVML's used figure (v2 leaves the driver's reservation out) and the
+// per-process sum differ by little more than context bookkeeping.
+inline constexpr uint64_t kDiscreteUnaccountedAllowanceBytes = uint64_t{1} << 30;  // 1 GiB
+
+// The estimate of memory held by no live process (orphaned allocations of killed runs).
+//
+// Unified memory: the driver takes CUDA allocations straight from system memory, so they
+// lower MemFree but appear in no process's RSS and in no /proc/meminfo field (reference §3.3).
+//   in use     = MemTotal - MemFree
+//   itemised   = AnonPages + Buffers + Cached (shmem included) + SwapCached + Slab
+//                + KernelStack + PageTables + free hugepages (the pool is never in MemFree)
+//   unaccounted = in use - itemised - sum of NVML's per-process figures
+// Hugepages in use stay in the remainder: when hugepages are configured CUDA allocates from the
+// pool (NVIDIA's rule counts only HugePages_Free as available).
+// Discrete GPUs, per device: NVML used - sum of that device's per-process figures.
+struct OrphanEstimate {
+  bool unified = false;
+  int64_t unaccounted_bytes = 0;  // the remainder, clamped at 0
+  uint64_t allowance_bytes = 0;   // what is normal (the constants above)
+  bool likely = false;            // unaccounted_bytes > allowance_bytes
+  // Inputs, shown with the figure (unified).
+  uint64_t in_use_bytes = 0;
+  uint64_t itemised_bytes = 0;
+  uint64_t hugepages_free_bytes = 0;
+  uint64_t processes_bytes = 0;  // NVML per-process sum (all devices on unified)
+  bool processes_known = true;   // false: NVML's list missing; the remainder then holds
+                                 // live GPU processes too
+  // Discrete: per device "GPU 0: used 20.6 GB - processes 20.6 GB = 0.0 GB".
+  std::vector<std::string> device_lines;
+  std::string formula;               // the arithmetic with numbers, one line
+  std::vector<std::string> caveats;  // what limits the estimate
+  std::vector<std::string> advice;   // what to do about it (000 §6), when likely
+  bool operator==(const OrphanEstimate&) const = default;
+};
+
+struct MemReport {
+  std::string sparkdoc_version;
+  std::string taken_at;
+  std::string hostname;
+  std::string source;  // "live" or the snapshot file name
+  checks::Platform platform;
+  bool unified = false;
+
+  Reading<HostMemory> host;                  // absent with the meminfo reading's reason
+  std::optional<checks::Headroom> headroom;  // checks::compute_headroom, the G3 figure
+  Reading<sys::Psi> pressure;
+
+  Reading<std::vector<GpuMemory>> gpus;  // absent with NVML's reason
+  std::vector<ProcessMemory> processes;  // every device, by device then PID
+  uint64_t processes_bytes = 0;
+  Reading<bool> processes_listed;  // NVML answered the process lists (or why not)
+  Reading<std::vector<UnlistedHolder>> unlisted_holders;  // absent with the scan's reason
+  Reading<OrphanEstimate> orphans;  // absent when an input is missing, with why
+  std::vector<std::string> notes;   // container PID caveat and the like
+  // Known desktop services holding GPU memory that `clean --stop-known` can stop (000 §6
+  // step 1), with their PIDs.
+  std::vector<sys::KnownServer> stoppable;
+};
+
+// A missing reading's reason as people read it: the detail alone for a thing that is simply
+// absent ("not read: --no-gpu"), else "not supported: NVML_ERROR_NOT_SUPPORTED (3)" style.
+template <class T>
+std::string why_not(const Reading<T>& reading) {
+  if (reading.missing().why == Why::kAbsent && !reading.missing().detail.empty()) {
+    return reading.missing().detail;
+  }
+  return reading.reason();
+}
+
+// Accounts the snapshot; `source` names where it came from. Never fails: missing readings
+// become missing parts with their reasons.
+MemReport account(const Snapshot& snapshot, const checks::Platform& platform,
+                  std::string source = "live");
+
+}  // namespace sparkdoc::mem

@@ -1,0 +1,21 @@
+// `sparkdoc mem` output: one screen of text, or JSON. Pure and deterministic (fixed float
+// formats, sorted keys, time from the snapshot), so golden files compare byte for byte.
+// JSON keys are public: append only.
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <string_view>
+
+#include "mem/account.h"
+
+namespace sparkdoc::mem {
+
+std::string render_mem_text(const MemReport& report);
+nlohmann::json render_mem_json(const MemReport& report);
+
+// Wraps prose at `width` columns; continuation lines start with `indent` spaces. Words longer
+// than a line stay whole.
+std::string wrap_text(std::string_view text, size_t width, size_t indent);
+
+}  // namespace sparkdoc::mem
