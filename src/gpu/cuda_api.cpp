@@ -9,15 +9,8 @@ namespace sparkdoc::gpu {
 using namespace cuda;
 
 Result<Cuda> Cuda::load(const std::string& name) {
-  auto library = DynamicLibrary::open(name);
-  if (!library) {
-    if (library.error().why == Why::kAbsent && name == kSoname) {
-      return fail(Why::kAbsent, std::string(kSoname) +
-                                    " not found: no NVIDIA driver installed, or its libraries "
-                                    "are not mounted into this container");
-    }
-    return fail(library.error().why, name + " not loaded: " + library.error().message);
-  }
+  auto library = open_vendor_library(name, kSoname);
+  if (!library) return tl::unexpected(library.error());
   Cuda cuda;
   cuda.library_ = library->path();
   std::vector<std::string> missing_required;
@@ -32,14 +25,7 @@ Result<Cuda> Cuda::load(const std::string& name) {
 }
 
 const Result<Cuda>& Cuda::instance() {
-  static const Result<Cuda> cuda = [] {
-    std::string name = library_name(kLibraryEnv, kSoname);
-    Result<Cuda> loaded = load(name);
-    if (!loaded && name != kSoname) {
-      loaded.error().message += std::string(" (named by ") + kLibraryEnv + ")";
-    }
-    return loaded;
-  }();
+  static const Result<Cuda> cuda = load_from_env<Cuda>(kLibraryEnv, kSoname);
   return cuda;
 }
 

@@ -58,4 +58,15 @@ std::string library_name(const char* override_env, const char* soname) {
   return soname;
 }
 
+Result<DynamicLibrary> open_vendor_library(const std::string& name, const char* soname) {
+  auto library = DynamicLibrary::open(name);
+  if (library) return library;
+  if (library.error().why == Why::kAbsent && name == soname) {
+    return fail(Why::kAbsent, std::string(soname) +
+                                  " not found: no NVIDIA driver installed, or its libraries "
+                                  "are not mounted into this container");
+  }
+  return fail(library.error().why, name + " not loaded: " + library.error().message);
+}
+
 }  // namespace sparkdoc::gpu

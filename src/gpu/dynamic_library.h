@@ -83,4 +83,20 @@ class DynamicLibrary {
 // The library to open: the value of `override_env` when set and not empty, else `soname`.
 std::string library_name(const char* override_env, const char* soname);
 
+// DynamicLibrary::open with the message a person needs: a missing soname means no driver (or
+// none mounted into this container); anything else names the file and dlopen's reason.
+Result<DynamicLibrary> open_vendor_library(const std::string& name, const char* soname);
+
+// The process-lifetime loader of a vendor library: `load` of the library `override_env` names,
+// else of `soname`; a failure caused by the override says so.
+template <class Loader>
+Result<Loader> load_from_env(const char* override_env, const char* soname) {
+  std::string name = library_name(override_env, soname);
+  Result<Loader> loaded = Loader::load(name);
+  if (!loaded && name != soname) {
+    loaded.error().message += std::string(" (named by ") + override_env + ")";
+  }
+  return loaded;
+}
+
 }  // namespace sparkdoc::gpu

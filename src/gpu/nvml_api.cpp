@@ -11,15 +11,8 @@ namespace sparkdoc::gpu {
 using namespace nvml;
 
 Result<Nvml> Nvml::load(const std::string& name) {
-  auto library = DynamicLibrary::open(name);
-  if (!library) {
-    if (library.error().why == Why::kAbsent && name == kSoname) {
-      return fail(Why::kAbsent, std::string(kSoname) +
-                                    " not found: no NVIDIA driver installed, or its libraries "
-                                    "are not mounted into this container");
-    }
-    return fail(library.error().why, name + " not loaded: " + library.error().message);
-  }
+  auto library = open_vendor_library(name, kSoname);
+  if (!library) return tl::unexpected(library.error());
   Nvml nvml;
   nvml.library_ = library->path();
   std::vector<std::string> missing_required;
@@ -34,14 +27,7 @@ Result<Nvml> Nvml::load(const std::string& name) {
 }
 
 const Result<Nvml>& Nvml::instance() {
-  static const Result<Nvml> nvml = [] {
-    std::string name = library_name(kLibraryEnv, kSoname);
-    Result<Nvml> loaded = load(name);
-    if (!loaded && name != kSoname) {
-      loaded.error().message += std::string(" (named by ") + kLibraryEnv + ")";
-    }
-    return loaded;
-  }();
+  static const Result<Nvml> nvml = load_from_env<Nvml>(kLibraryEnv, kSoname);
   return nvml;
 }
 
