@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/units.h"
+#include "golden.h"
 #include "report/report.h"
 #include "snapshot/json.h"
 
@@ -18,13 +19,9 @@ namespace sparkdoc {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using testing::compare_or_update;
+using testing::fixture_snapshots;
+using testing::slurp;
 
 Workload load_workload(const fs::path& p) {
   Workload w;
@@ -34,25 +31,6 @@ Workload load_workload(const fs::path& p) {
   if (j.contains("playbook")) w.playbook = j["playbook"].get<std::string>();
   if (j.contains("cmd")) w.command = j["cmd"].get<std::string>();
   return w;
-}
-
-void compare_or_update(const fs::path& golden, const std::string& actual) {
-  if (std::getenv("SPARKDOC_UPDATE_GOLDEN")) {
-    std::ofstream(golden) << actual;
-    return;
-  }
-  ASSERT_TRUE(fs::exists(golden)) << golden << " missing; run with SPARKDOC_UPDATE_GOLDEN=1";
-  EXPECT_EQ(slurp(golden), actual) << "golden mismatch: " << golden;
-}
-
-std::vector<fs::path> fixture_snapshots() {
-  std::vector<fs::path> out;
-  for (const auto& e : fs::directory_iterator(fs::path(SPARKDOC_FIXTURES) / "snapshots")) {
-    auto name = e.path().filename().string();
-    if (name.ends_with(".json") && !name.ends_with(".workload.json")) out.push_back(e.path());
-  }
-  std::sort(out.begin(), out.end());
-  return out;
 }
 
 TEST(Golden, EveryFixtureSnapshotMatchesItsReports) {
