@@ -41,7 +41,42 @@ namespace sparkdoc::gpu {
     "cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease")                                   \
   X(kOptional, cuda::CUresult, ctx_push_current, (cuda::CUcontext), "cuCtxPushCurrent_v2")         \
   X(kOptional, cuda::CUresult, ctx_pop_current, (cuda::CUcontext*), "cuCtxPopCurrent_v2")          \
-  X(kOptional, cuda::CUresult, mem_get_info, (std::size_t*, std::size_t*), "cuMemGetInfo_v2")
+  X(kOptional, cuda::CUresult, mem_get_info, (std::size_t*, std::size_t*), "cuMemGetInfo_v2")      \
+  /* Memory, copies, streams and events: `sparkdoc bw` and the checkpoint loader. */            \
+  X(kOptional, cuda::CUresult, ctx_set_current, (cuda::CUcontext), "cuCtxSetCurrent")              \
+  X(kOptional, cuda::CUresult, ctx_get_current, (cuda::CUcontext*), "cuCtxGetCurrent")             \
+  X(kOptional, cuda::CUresult, ctx_synchronize, (), "cuCtxSynchronize")                            \
+  X(kOptional, cuda::CUresult, mem_alloc, (cuda::CUdeviceptr*, std::size_t), "cuMemAlloc_v2")      \
+  X(kOptional, cuda::CUresult, mem_free, (cuda::CUdeviceptr), "cuMemFree_v2")                      \
+  X(kOptional, cuda::CUresult, mem_host_alloc, (void**, std::size_t, unsigned), "cuMemHostAlloc")  \
+  X(kOptional, cuda::CUresult, mem_free_host, (void*), "cuMemFreeHost")                            \
+  X(kOptional, cuda::CUresult, mem_host_register, (void*, std::size_t, unsigned),                  \
+    "cuMemHostRegister_v2")                                                                        \
+  X(kOptional, cuda::CUresult, mem_host_unregister, (void*), "cuMemHostUnregister")                \
+  X(kOptional, cuda::CUresult, memcpy_htod, (cuda::CUdeviceptr, const void*, std::size_t),         \
+    "cuMemcpyHtoD_v2")                                                                             \
+  X(kOptional, cuda::CUresult, memcpy_dtoh, (void*, cuda::CUdeviceptr, std::size_t),               \
+    "cuMemcpyDtoH_v2")                                                                             \
+  X(kOptional, cuda::CUresult, memcpy_dtod, (cuda::CUdeviceptr, cuda::CUdeviceptr, std::size_t),   \
+    "cuMemcpyDtoD_v2")                                                                             \
+  X(kOptional, cuda::CUresult, memcpy_htod_async,                                                  \
+    (cuda::CUdeviceptr, const void*, std::size_t, cuda::CUstream), "cuMemcpyHtoDAsync_v2")         \
+  X(kOptional, cuda::CUresult, memcpy_dtoh_async,                                                  \
+    (void*, cuda::CUdeviceptr, std::size_t, cuda::CUstream), "cuMemcpyDtoHAsync_v2")               \
+  X(kOptional, cuda::CUresult, memcpy_dtod_async,                                                  \
+    (cuda::CUdeviceptr, cuda::CUdeviceptr, std::size_t, cuda::CUstream), "cuMemcpyDtoDAsync_v2")   \
+  X(kOptional, cuda::CUresult, memset_d8, (cuda::CUdeviceptr, unsigned char, std::size_t),         \
+    "cuMemsetD8_v2")                                                                               \
+  X(kOptional, cuda::CUresult, stream_create, (cuda::CUstream*, unsigned), "cuStreamCreate")       \
+  X(kOptional, cuda::CUresult, stream_destroy, (cuda::CUstream), "cuStreamDestroy_v2")             \
+  X(kOptional, cuda::CUresult, stream_synchronize, (cuda::CUstream), "cuStreamSynchronize")        \
+  X(kOptional, cuda::CUresult, event_create, (cuda::CUevent*, unsigned), "cuEventCreate")          \
+  X(kOptional, cuda::CUresult, event_destroy, (cuda::CUevent), "cuEventDestroy_v2")                \
+  X(kOptional, cuda::CUresult, event_record, (cuda::CUevent, cuda::CUstream), "cuEventRecord")     \
+  X(kOptional, cuda::CUresult, event_query, (cuda::CUevent), "cuEventQuery")                       \
+  X(kOptional, cuda::CUresult, event_synchronize, (cuda::CUevent), "cuEventSynchronize")           \
+  X(kOptional, cuda::CUresult, event_elapsed_time, (float*, cuda::CUevent, cuda::CUevent),         \
+    "cuEventElapsedTime_v2", "cuEventElapsedTime")
 
 struct CudaEntryPoints {
 #define SPARKDOC_CUDA_MEMBER(need, ret, member, params, ...) Symbol<ret params> member;

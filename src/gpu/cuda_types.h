@@ -21,6 +21,10 @@ enum CUresult : int {
   CUDA_ERROR_INVALID_DEVICE = 101,
   CUDA_ERROR_INVALID_CONTEXT = 201,
   CUDA_ERROR_OPERATING_SYSTEM = 304,
+  CUDA_ERROR_INVALID_HANDLE = 400,
+  CUDA_ERROR_NOT_READY = 600,
+  CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED = 712,
+  CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED = 713,
   CUDA_ERROR_NOT_PERMITTED = 800,
   CUDA_ERROR_NOT_SUPPORTED = 801,
   CUDA_ERROR_SYSTEM_DRIVER_MISMATCH = 803,
@@ -34,6 +38,26 @@ using CUdevice = int;
 // cuda.h, CUDA 13.0: typedef struct CUctx_st *CUcontext. Opaque; only the driver looks inside.
 struct CUctx_st;
 using CUcontext = CUctx_st*;
+
+// cuda.h, CUDA 13.0: typedef unsigned long long CUdeviceptr_v2 (64-bit), typedef ... CUdeviceptr.
+using CUdeviceptr = unsigned long long;
+
+// cuda.h, CUDA 13.0: typedef struct CUstream_st *CUstream; typedef struct CUevent_st *CUevent.
+struct CUstream_st;
+using CUstream = CUstream_st*;
+struct CUevent_st;
+using CUevent = CUevent_st*;
+
+// cuda.h, CUDA 13.0: flags of cuMemHostAlloc, cuMemHostRegister, cuStreamCreate, cuEventCreate.
+inline constexpr unsigned CU_MEMHOSTALLOC_PORTABLE = 0x01;
+inline constexpr unsigned CU_MEMHOSTALLOC_DEVICEMAP = 0x02;
+inline constexpr unsigned CU_MEMHOSTALLOC_WRITECOMBINED = 0x04;
+inline constexpr unsigned CU_MEMHOSTREGISTER_PORTABLE = 0x01;
+inline constexpr unsigned CU_STREAM_DEFAULT = 0x0;
+inline constexpr unsigned CU_STREAM_NON_BLOCKING = 0x1;
+inline constexpr unsigned CU_EVENT_DEFAULT = 0x0;
+inline constexpr unsigned CU_EVENT_BLOCKING_SYNC = 0x1;
+inline constexpr unsigned CU_EVENT_DISABLE_TIMING = 0x2;
 
 // cuda.h, CUDA 13.0: CUdevice_attribute, the values sparkdoc reads.
 enum CUdevice_attribute : int {

@@ -28,12 +28,28 @@
 // Calls other than cuDriverGetVersion, cuGetErrorName and cuGetErrorString answer
 // CUDA_ERROR_NOT_INITIALIZED until cuInit has succeeded.
 //
+// Memory: device memory is host memory (malloc), so copies are memcpy and a test can read what
+// a "device" buffer holds through sparkdoc_fake_cuda_device_bytes. Allocations count against
+// the current context's device: its "free_memory_bytes" (or "total_memory_bytes") bounds the sum
+// of live cuMemAlloc_v2 sizes, and an allocation past it answers CUDA_ERROR_OUT_OF_MEMORY, as a
+// full GPU does. Streams and events are synchronous: an async copy is done when the call
+// returns, and cuEventElapsedTime_v2 measures host time between two records. Every pointer is
+// checked against the live allocations (CUDA_ERROR_INVALID_VALUE for a copy out of bounds).
+// Tests read the live counts through sparkdoc_fake_cuda_live(kind) to show nothing leaks.
+//
 // Contexts: cuDevicePrimaryCtxRetain/Release_v2 count references per device (a fixture reload
 // does not reset them), cuCtxPushCurrent_v2/PopCurrent_v2 keep a per-thread stack, and
 // cuMemGetInfo_v2 answers CUDA_ERROR_INVALID_CONTEXT with an empty stack, as the driver does.
 // Tests read the reference count through sparkdoc_fake_cuda_primary_retained(device).
 #include <algorithm>
 #include <array>
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <new>
+#include <set>
 #include <cstddef>
 #include <cstring>
 #include <mutex>
@@ -58,7 +74,7 @@ struct ErrorName {
   const char* text;       // what the real cuGetErrorString says
 };
 
-constexpr std::array<ErrorName, 15> kErrors = {{
+constexpr std::array<ErrorName, 19> kErrors = {{
     {CUDA_ERROR_INVALID_VALUE, "INVALID_VALUE", "invalid argument"},
     {CUDA_ERROR_OUT_OF_MEMORY, "OUT_OF_MEMORY", "out of memory"},
     {CUDA_ERROR_NOT_INITIALIZED, "NOT_INITIALIZED", "initialization error"},
@@ -71,6 +87,12 @@ constexpr std::array<ErrorName, 15> kErrors = {{
     {CUDA_ERROR_INVALID_CONTEXT, "INVALID_CONTEXT", "invalid device context"},
     {CUDA_ERROR_OPERATING_SYSTEM, "OPERATING_SYSTEM",
      "OS call failed or operation not supported on this OS"},
+    {CUDA_ERROR_INVALID_HANDLE, "INVALID_HANDLE", "invalid resource handle"},
+    {CUDA_ERROR_NOT_READY, "NOT_READY", "device not ready"},
+    {CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED, "HOST_MEMORY_ALREADY_REGISTERED",
+     "part or all of the requested memory range is already mapped"},
+    {CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED, "HOST_MEMORY_NOT_REGISTERED",
+     "pointer does not correspond to a registered memory region"},
     {CUDA_ERROR_NOT_PERMITTED, "NOT_PERMITTED", "operation not permitted"},
     {CUDA_ERROR_NOT_SUPPORTED, "NOT_SUPPORTED", "operation not supported"},
     {CUDA_ERROR_SYSTEM_DRIVER_MISMATCH, "SYSTEM_DRIVER_MISMATCH",
@@ -353,6 +375,342 @@ CUresult cuMemGetInfo_v2(size_t* free_bytes, size_t* total_bytes) {
     *free_bytes = d->value("free_memory_bytes", *total_bytes);
     return CUDA_SUCCESS;
   });
+}
+
+// ---- Memory, copies, streams, events ----------------------------------------------------------
+
+}  // extern "C"
+
+namespace {
+
+struct Allocation {
+  std::unique_ptr<unsigned char[]> bytes;
+  size_t size = 0;
+  int device = 0;
+};
+
+struct Memory {
+  std::mutex mutex;
+  std::map<uintptr_t, Allocation> device;  // by start address
+  std::map<uintptr_t, size_t> host;        // cuMemHostAlloc'd, by address
+  std::map<uintptr_t, size_t> registered;  // cuMemHostRegister'd, by address
+  std::set<uintptr_t> streams;
+  std::map<uintptr_t, std::chrono::steady_clock::time_point> events;  // last record
+  std::set<uintptr_t> event_handles;
+  uintptr_t next_handle = 0x1000;
+};
+
+Memory& memory() {
+  static Memory instance;
+  return instance;
+}
+
+// The device of the context current on this thread, or -1.
+int current_device() {
+  const auto& stack = context_stack();
+  return stack.empty() ? -1 : device_of_context(stack.back());
+}
+
+// The allocation holding [address, address + size), or nullptr.
+const Allocation* find_device(Memory& m, CUdeviceptr address, size_t size) {
+  auto it = m.device.upper_bound(static_cast<uintptr_t>(address));
+  if (it == m.device.begin()) return nullptr;
+  --it;
+  uintptr_t start = it->first;
+  if (address < start || address - start > it->second.size ||
+      size > it->second.size - (address - start)) {
+    return nullptr;
+  }
+  return &it->second;
+}
+
+// A call that needs a current context; `body(memory, device_json, device)` under both locks.
+template <class Body>
+CUresult context_call(const char* symbol, Body body) {
+  return initialised_call(symbol, [&](const json& cuda) {
+    int device = current_device();
+    const json* d = device_of(cuda, device);
+    if (d == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
+    if (auto error = injected(*d, symbol)) return *error;
+    Memory& m = memory();
+    std::lock_guard lock(m.mutex);
+    return body(m, *d, device);
+  });
+}
+
+CUresult copy(Memory& m, void* to, CUdeviceptr to_device, const void* from, CUdeviceptr from_device,
+              size_t bytes) {
+  if (to == nullptr) {
+    if (find_device(m, to_device, bytes) == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    to = reinterpret_cast<void*>(static_cast<uintptr_t>(to_device));
+  }
+  if (from == nullptr) {
+    if (find_device(m, from_device, bytes) == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    from = reinterpret_cast<const void*>(static_cast<uintptr_t>(from_device));
+  }
+  if (bytes > 0) std::memmove(to, from, bytes);
+  return CUDA_SUCCESS;
+}
+
+bool stream_ok(Memory& m, CUstream stream) {
+  return stream == nullptr || m.streams.count(reinterpret_cast<uintptr_t>(stream)) != 0;
+}
+
+}  // namespace
+
+extern "C" {
+
+CUresult cuCtxSetCurrent(CUcontext context) {
+  return initialised_call("cuCtxSetCurrent", [&](const json&) {
+    auto& stack = context_stack();
+    if (context == nullptr) {
+      if (!stack.empty()) stack.pop_back();
+      return CUDA_SUCCESS;
+    }
+    if (device_of_context(context) < 0) return CUDA_ERROR_INVALID_CONTEXT;
+    if (stack.empty()) {
+      stack.push_back(context);
+    } else {
+      stack.back() = context;
+    }
+    return CUDA_SUCCESS;
+  });
+}
+
+CUresult cuCtxGetCurrent(CUcontext* context) {
+  return initialised_call("cuCtxGetCurrent", [&](const json&) {
+    if (context == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    const auto& stack = context_stack();
+    *context = stack.empty() ? nullptr : stack.back();
+    return CUDA_SUCCESS;
+  });
+}
+
+CUresult cuCtxSynchronize() {
+  return context_call("cuCtxSynchronize", [](Memory&, const json&, int) { return CUDA_SUCCESS; });
+}
+
+CUresult cuMemAlloc_v2(CUdeviceptr* pointer, size_t bytes) {
+  return context_call("cuMemAlloc_v2", [&](Memory& m, const json& d, int device) {
+    if (pointer == nullptr || bytes == 0) return CUDA_ERROR_INVALID_VALUE;
+    size_t limit = d.value("free_memory_bytes", d.value("total_memory_bytes", size_t{0}));
+    size_t used = 0;
+    for (const auto& [address, a] : m.device) {
+      if (a.device == device) used += a.size;
+    }
+    if (bytes > limit || used > limit - bytes) return CUDA_ERROR_OUT_OF_MEMORY;
+    Allocation a;
+    a.bytes.reset(new (std::nothrow) unsigned char[bytes]);
+    if (!a.bytes) return CUDA_ERROR_OUT_OF_MEMORY;
+    a.size = bytes;
+    a.device = device;
+    auto address = reinterpret_cast<uintptr_t>(a.bytes.get());
+    m.device.emplace(address, std::move(a));
+    *pointer = static_cast<CUdeviceptr>(address);
+    return CUDA_SUCCESS;
+  });
+}
+
+CUresult cuMemFree_v2(CUdeviceptr pointer) {
+  return context_call("cuMemFree_v2", [&](Memory& m, const json&, int) {
+    if (pointer == 0) return CUDA_SUCCESS;
+    auto it = m.device.find(static_cast<uintptr_t>(pointer));
+    if (it == m.device.end()) return CUDA_ERROR_INVALID_VALUE;
+    m.device.erase(it);
+    return CUDA_SUCCESS;
+  });
+}
+
+CUresult cuMemHostAlloc(void** pointer, size_t bytes, unsigned) {
+  return context_call("cuMemHostAlloc", [&](Memory& m, const json&, int) {
+    if (pointer == nullptr || bytes == 0) return CUDA_ERROR_INVALID_VALUE;
+    void* p = std::aligned_alloc(4096, (bytes + 4095) / 4096 * 4096);
+    if (p == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
+    m.host.emplace(reinterpret_cast<uintptr_t>(p), bytes);
+    *pointer = p;
+    return CUDA_SUCCESS;
+  });
+}
+
+CUresult cuMemFreeHost(void* pointer) {
+  return context_call("cuMemFreeHost", [&](Memory& m, const json&, int) {
+    auto it = m.host.find(reinterpret_cast<uintptr_t>(pointer));
+    if (it == m.host.end()) return CUDA_ERROR_INVALID_VALUE;
+    m.host.erase(it);
+    std::free(pointer);
+    return CUDA_SUCCESS;
+  });
+}
+
+CUresult cuMemHostRegister_v2(void* pointer, size_t bytes, unsigned) {
+  return context_call("cuMemHostRegister_v2", [&](Memory& m, const json&, int) {
+    if (pointer == nullptr || bytes == 0) return CUDA_ERROR_INVALID_VALUE;
+    if (!m.registered.emplace(reinterpret_cast<uintptr_t>(pointer), bytes).second) {
+      return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+    }
+    return CUDA_SUCCESS;
+  });
+}
+
+CUresult cuMemHostUnregister(void* pointer) {
+  return context_call("cuMemHostUnregister", [&](Memory& m, const json&, int) {
+    if (m.registered.erase(reinterpret_cast<uintptr_t>(pointer)) == 0) {
+      return CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
+    }
+    return CUDA_SUCCESS;
+  });
+}
+
+CUresult cuMemcpyHtoD_v2(CUdeviceptr to, const void* from, size_t bytes) {
+  return context_call("cuMemcpyHtoD_v2", [&](Memory& m, const json&, int) {
+    if (from == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    return copy(m, nullptr, to, from, 0, bytes);
+  });
+}
+
+CUresult cuMemcpyDtoH_v2(void* to, CUdeviceptr from, size_t bytes) {
+  return context_call("cuMemcpyDtoH_v2", [&](Memory& m, const json&, int) {
+    if (to == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    return copy(m, to, 0, nullptr, from, bytes);
+  });
+}
+
+CUresult cuMemcpyDtoD_v2(CUdeviceptr to, CUdeviceptr from, size_t bytes) {
+  return context_call("cuMemcpyDtoD_v2", [&](Memory& m, const json&, int) {
+    return copy(m, nullptr, to, nullptr, from, bytes);
+  });
+}
+
+CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr to, const void* from, size_t bytes, CUstream stream) {
+  return context_call("cuMemcpyHtoDAsync_v2", [&](Memory& m, const json&, int) {
+    if (from == nullptr || !stream_ok(m, stream)) return CUDA_ERROR_INVALID_VALUE;
+    return copy(m, nullptr, to, from, 0, bytes);
+  });
+}
+
+CUresult cuMemcpyDtoHAsync_v2(void* to, CUdeviceptr from, size_t bytes, CUstream stream) {
+  return context_call("cuMemcpyDtoHAsync_v2", [&](Memory& m, const json&, int) {
+    if (to == nullptr || !stream_ok(m, stream)) return CUDA_ERROR_INVALID_VALUE;
+    return copy(m, to, 0, nullptr, from, bytes);
+  });
+}
+
+CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr to, CUdeviceptr from, size_t bytes, CUstream stream) {
+  return context_call("cuMemcpyDtoDAsync_v2", [&](Memory& m, const json&, int) {
+    if (!stream_ok(m, stream)) return CUDA_ERROR_INVALID_VALUE;
+    return copy(m, nullptr, to, nullptr, from, bytes);
+  });
+}
+
+CUresult cuMemsetD8_v2(CUdeviceptr to, unsigned char value, size_t count) {
+  return context_call("cuMemsetD8_v2", [&](Memory& m, const json&, int) {
+    if (find_device(m, to, count) == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    std::memset(reinterpret_cast<void*>(static_cast<uintptr_t>(to)), value, count);
+    return CUDA_SUCCESS;
+  });
+}
+
+CUresult cuStreamCreate(CUstream* stream, unsigned) {
+  return context_call("cuStreamCreate", [&](Memory& m, const json&, int) {
+    if (stream == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    uintptr_t handle = m.next_handle++;
+    m.streams.insert(handle);
+    *stream = reinterpret_cast<CUstream>(handle);
+    return CUDA_SUCCESS;
+  });
+}
+
+CUresult cuStreamDestroy_v2(CUstream stream) {
+  return context_call("cuStreamDestroy_v2", [&](Memory& m, const json&, int) {
+    return m.streams.erase(reinterpret_cast<uintptr_t>(stream)) == 0 ? CUDA_ERROR_INVALID_HANDLE
+                                                                      : CUDA_SUCCESS;
+  });
+}
+
+CUresult cuStreamSynchronize(CUstream stream) {
+  return context_call("cuStreamSynchronize", [&](Memory& m, const json&, int) {
+    return stream_ok(m, stream) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+  });
+}
+
+CUresult cuEventCreate(CUevent* event, unsigned) {
+  return context_call("cuEventCreate", [&](Memory& m, const json&, int) {
+    if (event == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    uintptr_t handle = m.next_handle++;
+    m.event_handles.insert(handle);
+    *event = reinterpret_cast<CUevent>(handle);
+    return CUDA_SUCCESS;
+  });
+}
+
+CUresult cuEventDestroy_v2(CUevent event) {
+  return context_call("cuEventDestroy_v2", [&](Memory& m, const json&, int) {
+    auto handle = reinterpret_cast<uintptr_t>(event);
+    if (m.event_handles.erase(handle) == 0) return CUDA_ERROR_INVALID_HANDLE;
+    m.events.erase(handle);
+    return CUDA_SUCCESS;
+  });
+}
+
+CUresult cuEventRecord(CUevent event, CUstream stream) {
+  return context_call("cuEventRecord", [&](Memory& m, const json&, int) {
+    auto handle = reinterpret_cast<uintptr_t>(event);
+    if (m.event_handles.count(handle) == 0 || !stream_ok(m, stream)) {
+      return CUDA_ERROR_INVALID_HANDLE;
+    }
+    m.events[handle] = std::chrono::steady_clock::now();
+    return CUDA_SUCCESS;
+  });
+}
+
+CUresult cuEventQuery(CUevent event) {
+  return context_call("cuEventQuery", [&](Memory& m, const json&, int) {
+    return m.event_handles.count(reinterpret_cast<uintptr_t>(event)) == 0
+               ? CUDA_ERROR_INVALID_HANDLE
+               : CUDA_SUCCESS;
+  });
+}
+
+CUresult cuEventSynchronize(CUevent event) {
+  return context_call("cuEventSynchronize", [&](Memory& m, const json&, int) {
+    return m.event_handles.count(reinterpret_cast<uintptr_t>(event)) == 0
+               ? CUDA_ERROR_INVALID_HANDLE
+               : CUDA_SUCCESS;
+  });
+}
+
+CUresult cuEventElapsedTime_v2(float* milliseconds, CUevent start, CUevent end) {
+  return context_call("cuEventElapsedTime_v2", [&](Memory& m, const json&, int) {
+    if (milliseconds == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    auto a = m.events.find(reinterpret_cast<uintptr_t>(start));
+    auto b = m.events.find(reinterpret_cast<uintptr_t>(end));
+    if (a == m.events.end() || b == m.events.end()) return CUDA_ERROR_INVALID_HANDLE;
+    *milliseconds = std::chrono::duration<float, std::milli>(b->second - a->second).count();
+    return CUDA_SUCCESS;
+  });
+}
+
+// Test hook: live objects of one kind ("device", "host", "registered", "streams", "events"),
+// or -1 for an unknown kind. A loader that cleans up after itself leaves all of them at 0.
+long sparkdoc_fake_cuda_live(const char* kind) {
+  Memory& m = memory();
+  std::lock_guard lock(m.mutex);
+  std::string_view k = kind == nullptr ? "" : kind;
+  if (k == "device") return static_cast<long>(m.device.size());
+  if (k == "host") return static_cast<long>(m.host.size());
+  if (k == "registered") return static_cast<long>(m.registered.size());
+  if (k == "streams") return static_cast<long>(m.streams.size());
+  if (k == "events") return static_cast<long>(m.event_handles.size());
+  return -1;
+}
+
+// Test hook: the bytes of the device allocation that holds `pointer`, through `size` bytes;
+// nullptr when that range is not inside one live allocation.
+const void* sparkdoc_fake_cuda_device_bytes(unsigned long long pointer, size_t size) {
+  Memory& m = memory();
+  std::lock_guard lock(m.mutex);
+  if (find_device(m, pointer, size) == nullptr) return nullptr;
+  return reinterpret_cast<const void*>(static_cast<uintptr_t>(pointer));
 }
 
 // Test hook: the primary context's reference count on `device` (-1 for a device out of range).
