@@ -26,5 +26,6 @@ Finding check_s5_container_limits(const Snapshot& s, const Workload& w, const Pl
 Finding check_s6_vm_tunables(const Snapshot& s, const Workload& w, const Platform& p);
 Finding check_s7_remote_desktop(const Snapshot& s, const Workload& w, const Platform& p);
 Finding check_s8_transformers(const Snapshot& s, const Workload& w, const Platform& p);
+Finding check_s9_native_extensions(const Snapshot& s, const Workload& w, const Platform& p);
 
 }  // namespace sparkdoc::checks

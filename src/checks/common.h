@@ -28,6 +28,19 @@ const pyenv::Distribution* find_dist(const pyenv::PythonEnv& env, std::string_vi
 const pyenv::PythonEnv* first_torch_env(const std::vector<pyenv::PythonEnv>& envs);
 // The environment the package checks judge: the torch environment, else the first one.
 const pyenv::PythonEnv* judged_env(const std::vector<pyenv::PythonEnv>& envs);
+// The native-code audit, when the snapshot has one judged for this platform's GPU (or
+// recorded without a target where no GPU was read); nullptr otherwise, with the reason in
+// `why` when given.
+const audit::NativeAudit* native_audit(const Snapshot& s, const Platform& p,
+                                       std::string* why = nullptr);
+// An audited package by any spelling of its name; nullptr when it has no native code.
+const audit::PackageAudit* audited_package(const audit::NativeAudit& a, std::string_view name);
+// "flash_attn 2.7.4: <text>" for each note of `topic` at `severity` in packages other than
+// the `except` ones (normalised names).
+std::vector<std::string> audit_notes(const audit::NativeAudit& a, std::string_view topic,
+                                     std::string_view severity,
+                                     const std::vector<std::string_view>& except = {});
+
 // "/opt/venv (VIRTUAL_ENV)".
 std::string describe_env(const pyenv::PythonEnv& env);
 // torch's version: torch/version.py first, the dist-info record second; nullopt if neither.

@@ -10,6 +10,8 @@
 //         whether a driver was read), or implies another CUDA major than torch's (a
 //         libcudart.so.12 need under a CUDA 13.0 torch).
 //   WARN  nvidia-*-cuNN distributions for another CUDA major installed beside torch.
+//   FAIL  any other package's library needs a CUDA library the loader would not find, or one
+//         of another CUDA major than torch's (the native-code audit; names package and soname).
 //   PASS  otherwise.
 // Threshold: CUDA majors must agree exactly; minor versions are left alone because CUDA's
 // minor-version compatibility lets a 13.2 build run on a 13.0 driver.
@@ -72,9 +74,8 @@ bool driver_was_read(const Snapshot& s) {
   return s.gpu.nvml.ok() || (s.gpu.cuda.ok() && s.gpu.cuda->driver_version.ok());
 }
 
-}  // namespace
-
-Finding check_g1_cuda_abi(const Snapshot& s, const Workload&, const Platform& platform) {
+// torch, its CUDA libraries and the driver: the rule above before the native-code audit.
+Finding judge_torch(const Snapshot& s, const Platform& platform) {
   if (!s.python.ok()) {
     return make_finding(kId, Verdict::kSkip, "no Python environment read: " + s.python.reason());
   }
@@ -238,6 +239,37 @@ Finding check_g1_cuda_abi(const Snapshot& s, const Workload&, const Platform& pl
                       fmt::format("torch {} built against CUDA {}; {}{}", version, torch_cuda,
                                   driver_text, libraries),
                       details);
+}
+
+// Libraries of other packages (sparkdoc audit): a CUDA library the loader would not find, or
+// one of another CUDA major than torch's, fails as torch's own would.
+Finding with_native_libraries(Finding f, const Snapshot& s, const Platform& platform) {
+  const audit::NativeAudit* a = native_audit(s, platform);
+  if (a == nullptr) {
+    // The libraries' verdicts do not depend on the GPU: take them from any audit.
+    if (!s.native_code.ok()) return f;
+    a = &*s.native_code;
+  }
+  std::vector<std::string> fails = audit_notes(*a, "libraries", "fail");
+  if (fails.empty()) return f;
+  std::vector<std::string> details = f.details;
+  details.insert(details.end(), fails.begin(), fails.end());
+  if (f.verdict == Verdict::kFail) {
+    return make_finding(kId, Verdict::kFail,
+                        fmt::format("{}; and {}{}", f.detail, fails.front(),
+                                    fails.size() > 1 ? fmt::format(" (+{} more)", fails.size() - 1) : ""),
+                        details);
+  }
+  return make_finding(kId, Verdict::kFail,
+                      fmt::format("{}{}", fails.front(),
+                                  fails.size() > 1 ? fmt::format(" (+{} more)", fails.size() - 1) : ""),
+                      details);
+}
+
+}  // namespace
+
+Finding check_g1_cuda_abi(const Snapshot& s, const Workload&, const Platform& platform) {
+  return with_native_libraries(judge_torch(s, platform), s, platform);
 }
 
 }  // namespace sparkdoc::checks

@@ -7,6 +7,9 @@
 //   WARN  flash-attn outside an NGC image on DGX Spark: there is no aarch64/sm_121 wheel for
 //         bare pip, so it was built locally or is a wrong build; whether it imports is the
 //         question (a native-code audit of it is `sparkdoc audit`'s job).
+//   FAIL  the native-code audit says its extension is missing, does not run on this GPU, or
+//         needs a library that will not load.
+//   INFO  on DGX Spark outside NGC when the audit shows SASS for 12.1 and every library resolves.
 //   INFO  flash-attn inside an NGC image (NGC ships a working SM121 build), or on another
 //         platform, where the Spark wheel gap does not apply.
 //   SKIP  no Python environment.
@@ -42,6 +45,17 @@ Finding check_g2_flash_attn(const Snapshot& s, const Workload&, const Platform& 
   }
   std::string fa_text = with_version("flash-attn", *fa);
 
+  // The native-code audit knows whether its extension is there, loads and runs on this GPU.
+  const audit::NativeAudit* native = native_audit(s, platform);
+  const audit::PackageAudit* fa_native = native ? audited_package(*native, "flash-attn") : nullptr;
+  if (fa_native != nullptr) {
+    for (const audit::Note& n : fa_native->notes) {
+      if (n.severity == "fail") {
+        return make_finding(kId, Verdict::kFail, fmt::format("{}: {}", fa_text, n.text), details);
+      }
+    }
+  }
+
   if (const pyenv::Distribution* unsloth = find_dist(*env, "unsloth")) {
     return make_finding(
         kId, Verdict::kWarn,
@@ -58,6 +72,15 @@ Finding check_g2_flash_attn(const Snapshot& s, const Workload&, const Platform& 
     return make_finding(
         kId, Verdict::kInfo,
         fmt::format("{} inside {}: NGC ships a working SM121 build", fa_text, *container.ngc_image),
+        details);
+  }
+  if (platform.kind == PlatformKind::kDgxSpark && fa_native != nullptr && fa_native->gpu == "sass" &&
+      fa_native->problems.empty()) {
+    return make_finding(
+        kId, Verdict::kInfo,
+        fmt::format("{} in a bare-pip environment on DGX Spark: its extension carries SASS that "
+                    "runs on 12.1 and its libraries resolve (a local build; sparkdoc audit)",
+                    fa_text),
         details);
   }
   if (platform.kind == PlatformKind::kDgxSpark) {

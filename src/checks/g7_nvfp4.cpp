@@ -17,7 +17,28 @@
 
 namespace sparkdoc::checks {
 
-Finding check_g7_nvfp4(const Snapshot&, const Workload&, const Platform& p) {
+namespace {
+
+// Which packages carry GPU code that can use NVFP4 on this GPU, from the native-code audit:
+// " NVFP4-capable code in: vllm, ...; none in: torch" or "" without an audit.
+std::string nvfp4_packages(const Snapshot& s, const Platform& p, std::vector<std::string>& details) {
+  const audit::NativeAudit* a = native_audit(s, p);
+  if (a == nullptr) return "";
+  std::vector<std::string> with;
+  std::vector<std::string> without;
+  for (const audit::PackageAudit& pkg : a->packages) {
+    if (pkg.gpu_files == 0 || pkg.gpu == "does_not_run") continue;
+    (pkg.nvfp4 ? with : without).push_back(pkg.name);
+  }
+  for (const auto& n : audit_notes(*a, "nvfp4", "info")) details.push_back(n);
+  if (with.empty() && without.empty()) return "";
+  if (with.empty()) return "; no installed package carries NVFP4-capable code (sparkdoc audit)";
+  return fmt::format("; NVFP4-capable code in: {} (sparkdoc audit)", join(with, ", "));
+}
+
+}  // namespace
+
+Finding check_g7_nvfp4(const Snapshot& s, const Workload&, const Platform& p) {
   constexpr std::string_view kId = "G7";
   if (!p.compute_capability) {
     std::string why = p.kind == PlatformKind::kNoGpu ? "no NVIDIA GPU could be read"
@@ -27,10 +48,13 @@ Finding check_g7_nvfp4(const Snapshot&, const Workload&, const Platform& p) {
   const auto& cc = *p.compute_capability;
   std::string name = p.gpu_name.empty() ? std::string("GPU") : p.gpu_name;
   if (cc.major == 12 && cc.minor == 1) {
+    std::vector<std::string> details;
+    std::string packages = nvfp4_packages(s, p, details);
     return make_finding(kId, Verdict::kPass,
                         "SM121 (12.1) detected; NVFP4 kernels need sm_121a (or sm_120f/121f) "
                         "code or they run ~32% slower than FP8 — stay on FP8 unless the build "
-                        "targets sm_121a");
+                        "targets sm_121a" + packages,
+                        details);
   }
   if (cc.major == 12 && cc.minor == 0) {
     return make_finding(kId, Verdict::kInfo,

@@ -16,7 +16,7 @@
 namespace sparkdoc::checks {
 namespace {
 
-constexpr std::array<CheckInfo, 18> kChecks{{
+constexpr std::array<CheckInfo, 19> kChecks{{
     {"G1", "CUDA 12/13 ABI mismatch",
      "Python environments: torch's version, torch.version.cuda, the CUDA sonames torch's "
      "libraries need and where they resolve, nvidia-*-cuNN distributions; the driver's CUDA "
@@ -288,6 +288,29 @@ constexpr std::array<CheckInfo, 18> kChecks{{
      "transformers nemotron nemotron-h nemotronh trust_remote_code remote code kv cache "
      "qwen3_5_moe version wrong output architecture not recognized",
      &check_s8_transformers},
+    {"S9", "Native extensions run on this GPU",
+     "the native-code audit of torch's environment: each shared object's SASS and PTX targets "
+     "against the GPU's compute capability, and the rules for causal-conv1d, mamba-ssm, "
+     "bitsandbytes, xformers and vllm",
+     "\"no kernel image is available for execution on the device\", \"ImportError: "
+     "selective_scan_cuda\", bitsandbytes falling back to CPU, or a first step that stalls "
+     "for minutes while the driver JIT-compiles PTX",
+     "Wheels built before Blackwell carry kernels for sm_80/sm_90 only, and a source build "
+     "inside docker build sees no GPU: mamba-ssm then skips selective_scan_cuda silently and "
+     "causal-conv1d builds without sm_120/sm_121. pip checks none of this.",
+     "Reads the fatbin headers of every shared object (sparkdoc audit) and judges each "
+     "package's code for the GPU's compute capability: SASS that runs, PTX that the driver "
+     "must JIT, or nothing; then applies the known packages' rules. flash-attn is G2's, "
+     "libraries G1's.",
+     "Rebuild the named package with TORCH_CUDA_ARCH_LIST including the GPU (\"12.0;12.1+PTX\" "
+     "on a Spark; 12.1a for NVFP4), with CAUSAL_CONV1D_FORCE_BUILD=TRUE or a visible GPU for "
+     "mamba-ssm; build bitsandbytes with -DCOMPUTE_CAPABILITY including 121; run sparkdoc "
+     "audit for the full list.",
+     "000 §2",
+     "no kernel image available device sm_121 sm_120 blackwell mamba mamba-ssm selective_scan "
+     "causal-conv1d causal_conv1d bitsandbytes xformers vllm extension arch list ptx jit "
+     "torch_cuda_arch_list audit",
+     &check_s9_native_extensions},
 }};
 
 bool wanted(std::string_view id, const std::vector<std::string>& only) {

@@ -93,25 +93,81 @@ Result<DynamicInfo> collect(const ElfFile& file, Elf_Data* entries, const String
   return info;
 }
 
+// The SHT_GNU_verneed section: a chain of Verneed records, each with a chain of Vernaux.
+// libelf bounds-checks each record against the section; the chains are followed only forward
+// and at most kMaxRecords times, so a crafted loop ends.
+Result<std::vector<VersionNeed>> version_needs_of(const ElfFile& file, Elf_Scn* scn,
+                                                  const GElf_Shdr& shdr) {
+  constexpr int kMaxRecords = 4096;
+  std::vector<VersionNeed> out;
+  Elf_Data* data = elf_getdata(scn, nullptr);
+  if (data == nullptr) return fail(file.libelf_error("cannot read the version needs"));
+  Strings strings = Strings::in_section(file.get(), shdr.sh_link);
+  size_t offset = 0;
+  for (int n = 0; n < kMaxRecords; ++n) {
+    GElf_Verneed need;
+    if (gelf_getverneed(data, static_cast<int>(offset), &need) == nullptr) {
+      return fail(fmt::format("{}: a version need record lies outside its section", file.name()));
+    }
+    const char* name = strings.at(need.vn_file);
+    if (name == nullptr) {
+      return fail(fmt::format("{}: a version need names a string outside the string table",
+                              file.name()));
+    }
+    VersionNeed entry{name, {}};
+    size_t aux = offset + need.vn_aux;
+    for (unsigned i = 0; i < need.vn_cnt && i < static_cast<unsigned>(kMaxRecords); ++i) {
+      GElf_Vernaux vernaux;
+      if (aux > static_cast<size_t>(INT_MAX) ||
+          gelf_getvernaux(data, static_cast<int>(aux), &vernaux) == nullptr) {
+        return fail(fmt::format("{}: a version need of {} lies outside its section",
+                                file.name(), name));
+      }
+      const char* version = strings.at(vernaux.vna_name);
+      if (version == nullptr) {
+        return fail(fmt::format("{}: a version of {} names a string outside the string table",
+                                file.name(), name));
+      }
+      entry.versions.emplace_back(version);
+      if (vernaux.vna_next == 0) break;
+      aux += vernaux.vna_next;
+    }
+    out.push_back(std::move(entry));
+    if (need.vn_next == 0) break;
+    offset += need.vn_next;
+    if (offset > static_cast<size_t>(INT_MAX)) break;
+  }
+  return out;
+}
+
 // The usual route: the SHT_DYNAMIC section and the string table its sh_link names.
 // Empty optional when the file has no such section.
 Result<std::optional<DynamicInfo>> from_sections(const ElfFile& file) {
   Elf* elf = file.get();
   size_t count = 0;
   if (elf_getshdrnum(elf, &count) != 0) return fail(file.libelf_error("bad section count"));
+  std::optional<DynamicInfo> found;
+  std::optional<std::vector<VersionNeed>> needs;
   for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
     GElf_Shdr shdr;
     if (gelf_getshdr(scn, &shdr) == nullptr) {
       return fail(file.libelf_error("cannot read a section header"));
     }
-    if (shdr.sh_type != SHT_DYNAMIC) continue;
+    if (shdr.sh_type == SHT_GNU_verneed && !needs) {
+      auto read = version_needs_of(file, scn, shdr);
+      if (!read) return tl::unexpected(std::move(read.error()));
+      needs = std::move(*read);
+      continue;
+    }
+    if (shdr.sh_type != SHT_DYNAMIC || found) continue;
     Elf_Data* data = elf_getdata(scn, nullptr);
     if (data == nullptr) return fail(file.libelf_error("cannot read the dynamic section"));
     auto info = collect(file, data, Strings::in_section(elf, shdr.sh_link));
     if (!info) return tl::unexpected(std::move(info.error()));
-    return std::optional<DynamicInfo>(std::move(*info));
+    found = std::move(*info);
   }
-  return std::optional<DynamicInfo>();
+  if (found && needs) found->version_needs = std::move(*needs);
+  return found;
 }
 
 // The file offset of virtual address `vaddr`, through the PT_LOAD segment that maps it.

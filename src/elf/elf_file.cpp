@@ -1,5 +1,8 @@
 #include "elf/elf_file.h"
 
+#include <algorithm>
+#include <cstdint>
+
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <gelf.h>
@@ -44,6 +47,25 @@ Result<bool> check_kind(Elf* elf, const std::string& name) {
   if (gelf_getehdr(elf, &ehdr) == nullptr) {
     return fail(
         fmt::format("{}: truncated or corrupt ELF header: {}", name, last_libelf_message()));
+  }
+  // A file cut short (an interrupted download or copy) still has its header; its tables then
+  // point past the end. The loader would refuse it, so it is an error here too.
+  size_t size = 0;
+  if (elf_rawfile(elf, &size) != nullptr) {
+    auto table_end = [](uint64_t offset, uint64_t count, uint64_t entry) -> uint64_t {
+      if (offset == 0) return 0;
+      uint64_t n = count == 0 ? 1 : count;  // extended numbering keeps one entry at e_shoff
+      if (entry != 0 && n > (UINT64_MAX - offset) / entry) return UINT64_MAX;
+      return offset + n * entry;
+    };
+    uint64_t sections = table_end(ehdr.e_shoff, ehdr.e_shnum, ehdr.e_shentsize);
+    uint64_t segments = ehdr.e_phnum == 0 ? 0 : table_end(ehdr.e_phoff, ehdr.e_phnum, ehdr.e_phentsize);
+    uint64_t end = std::max(sections, segments);
+    if (end > size) {
+      return fail(fmt::format("{}: truncated: its {} table ends at byte {} of a {}-byte file",
+                              name, sections >= segments ? "section header" : "program header",
+                              end, size));
+    }
   }
   return true;
 }

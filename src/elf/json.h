@@ -4,5 +4,6 @@
 #include "elf/readings.h"
 
 namespace sparkdoc::elf {
-SPARKDOC_JSON(DynamicInfo, soname, needed, rpath, runpath)
+SPARKDOC_JSON(VersionNeed, file, versions)
+SPARKDOC_JSON(DynamicInfo, soname, needed, rpath, runpath, version_needs)
 }  // namespace sparkdoc::elf

@@ -5,7 +5,7 @@
 #include <set>
 
 #include "core/strings.h"
-#include "pyenv/paths.h"
+#include "core/paths.h"
 
 namespace sparkdoc::pyenv {
 namespace {

@@ -13,22 +13,9 @@
 #include <vector>
 
 #include "core/fs.h"
+#include "core/paths.h"
 
 namespace sparkdoc::pyenv {
-
-// Debian's multiarch triplet of the machine sparkdoc was built for: the name of the
-// /usr/lib/<triplet> folder where the driver's libcuda.so.1 and apt's CUDA libraries live.
-constexpr std::string_view host_multiarch() {
-#if defined(__aarch64__)
-  return "aarch64-linux-gnu";
-#elif defined(__x86_64__)
-  return "x86_64-linux-gnu";
-#elif defined(__powerpc64__) && defined(__LITTLE_ENDIAN__)
-  return "powerpc64le-linux-gnu";
-#else
-  return "";
-#endif
-}
 
 struct DiscoveryOptions {
   Root root;                    // the live machine, or a fixture tree

@@ -6,7 +6,7 @@
 #include <cctype>
 
 #include "core/strings.h"
-#include "pyenv/paths.h"
+#include "core/paths.h"
 
 namespace sparkdoc::pyenv {
 namespace {

@@ -4,7 +4,7 @@
 
 #include "core/strings.h"
 #include "pyenv/dist_info.h"
-#include "pyenv/paths.h"
+#include "core/paths.h"
 #include "pyenv/torch.h"
 
 namespace sparkdoc::pyenv {

@@ -16,7 +16,7 @@
 #include "core/strings.h"
 #include "elf/dynamic.h"
 #include "elf/sections.h"
-#include "pyenv/paths.h"
+#include "core/paths.h"
 
 namespace sparkdoc::pyenv {
 namespace {

@@ -8,6 +8,7 @@
 #include <system_error>
 
 #include "core/version.h"
+#include "elf/ld_cache.h"
 #include "gpu/probe.h"
 #include "pyenv/probe.h"
 #include "sys/environment.h"
@@ -136,8 +137,63 @@ Snapshot capture(const CaptureOptions& options) {
     s.gpu.cuda = Reading<gpu::CudaReadings>::absent(Why::kAbsent, why);
   }
   s.bandwidth = Reading<BandwidthMeasurement>::absent(Why::kAbsent, "not measured");
+  if (!options.audit_native) {
+    s.native_code = Reading<audit::NativeAudit>::absent(Why::kAbsent, "not audited");
+  } else if (auto audit_options = native_audit_options(s, options)) {
+    auto audit_start = Clock::now();
+    s.native_code = audit::run_audit(*audit_options).summary;
+    s.timings_ms["audit"] = ms_since(audit_start);
+  } else {
+    s.native_code = Reading<audit::NativeAudit>::absent(audit_options.error().why,
+                                                        audit_options.error().message);
+  }
   s.timings_ms["total"] = ms_since(start);
   return s;
+}
+
+Result<audit::AuditOptions> native_audit_options(const Snapshot& s,
+                                                 const CaptureOptions& options) {
+  if (!s.python.ok()) return fail(s.python.missing().why, "no Python environment: " + s.python.reason());
+  const pyenv::PythonEnv* env = nullptr;
+  for (const pyenv::PythonEnv& e : *s.python) {
+    if (e.torch.ok()) {
+      env = &e;
+      break;
+    }
+  }
+  if (env == nullptr && !s.python->empty()) env = &s.python->front();
+  if (env == nullptr || env->site_packages.empty()) {
+    return fail(Why::kAbsent, "no site-packages folder found");
+  }
+  audit::AuditOptions a;
+  a.root = options.root;
+  a.site_packages = env->site_packages.front();
+  if (env->torch.ok()) {
+    const std::string& torch_dir = env->torch->location;
+    for (const std::string& dir : env->site_packages) {
+      if (torch_dir.starts_with(dir + "/")) a.site_packages = dir;
+    }
+    if (env->torch->cuda.ok()) a.torch_cuda = *env->torch->cuda;
+  }
+  auto from_gpu = [&](const Reading<gpu::ComputeCapability>& cc, const Reading<std::string>& name) {
+    if (!cc.ok()) return false;
+    a.target = elf::ComputeCapability{static_cast<uint32_t>(cc->major),
+                                      static_cast<uint32_t>(cc->minor)};
+    a.target_source = name.ok() ? *name : "GPU 0";
+    return true;
+  };
+  bool found = false;
+  if (s.gpu.nvml.ok() && !s.gpu.nvml->devices.empty()) {
+    found = from_gpu(s.gpu.nvml->devices.front().compute_capability, s.gpu.nvml->devices.front().name);
+  }
+  if (!found && s.gpu.cuda.ok() && !s.gpu.cuda->devices.empty()) {
+    from_gpu(s.gpu.cuda->devices.front().compute_capability, s.gpu.cuda->devices.front().name);
+  }
+  char** envp = options.envp ? options.envp : (options.root.live() ? environ : nullptr);
+  a.ld_library_path = sys::find_env(envp, "LD_LIBRARY_PATH").value_or("");
+  a.bnb_cuda_version = sys::find_env(envp, "BNB_CUDA_VERSION").value_or("");
+  if (auto cache = elf::read_ld_cache(options.root)) a.ld_cache = std::move(*cache);
+  return a;
 }
 
 }  // namespace sparkdoc

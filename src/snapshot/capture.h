@@ -4,6 +4,9 @@
 
 #include <string>
 
+#include <optional>
+
+#include "audit/audit.h"
 #include "core/fs.h"
 #include "snapshot/snapshot.h"
 
@@ -19,9 +22,19 @@ struct CaptureOptions {
   // when NVML could not list the devices; the driver version is read either way.
   bool cuda_devices_always = true;
   char** envp = nullptr;         // nullptr: this process's environment
+  // Audit the native code of the Python environment (audit/audit.h): a few tens of ms warm
+  // for a full CUDA stack. false records native_code as absent "not audited".
+  bool audit_native = true;
 };
 
 Snapshot capture(const CaptureOptions& options);
+
+// What to audit in a snapshot's machine: the site-packages folder holding torch in the first
+// environment that has it (else the first folder of the first environment), torch's CUDA
+// version, the first GPU's compute capability as the target, LD_LIBRARY_PATH and
+// /etc/ld.so.cache. nullopt with the reason when there is no environment to audit.
+Result<audit::AuditOptions> native_audit_options(const Snapshot& snapshot,
+                                                 const CaptureOptions& options);
 
 // UTC ISO 8601 with seconds ("2026-11-29T23:59:50Z").
 std::string utc_now_iso8601();

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "audit/json.h"
 #include "core/json.h"
 #include "gpu/json.h"
 #include "pyenv/json.h"
@@ -12,7 +13,7 @@ namespace sparkdoc {
 SPARKDOC_JSON(BandwidthMeasurement, device_copy_gbps, method, taken_at)
 SPARKDOC_JSON(Snapshot, schema_version, sparkdoc_version, taken_at, host, meminfo, vm,
               memory_pressure, nvidia_module, cgroup, container, limits, env, accelerate_config,
-              processes, parallel_configs, gpu, python, bandwidth, timings_ms)
+              processes, parallel_configs, gpu, python, bandwidth, timings_ms, native_code)
 
 nlohmann::json snapshot_to_json(const Snapshot& snapshot) { return snapshot; }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "audit/readings.h"
 #include "core/reading.h"
 #include "gpu/readings.h"
 #include "pyenv/readings.h"
@@ -48,6 +49,10 @@ struct Snapshot {
   Reading<std::vector<pyenv::PythonEnv>> python;
 
   Reading<BandwidthMeasurement> bandwidth;
+
+  // The native-code audit of the environment torch lives in (else the first), judged for the
+  // first GPU's compute capability: what G1, G2 and G7 name packages and sonames from.
+  Reading<audit::NativeAudit> native_code;
 
   // How long each probe took on a live capture, milliseconds ("nvml", "cuda", "sys",
   // "python", "total"); empty in written fixtures. For "why is check slow" reports.

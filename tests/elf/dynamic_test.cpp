@@ -93,6 +93,10 @@ TEST(ReadDynamic, ConsumerWithRpath) {
   EXPECT_LT(cudart, cufft) << "DT_NEEDED keeps link order";
   EXPECT_THAT(info->rpath, ElementsAre("$ORIGIN/../lib", "/opt/fake/lib"));
   EXPECT_TRUE(info->runpath.empty());
+  // The version the library defines after its soname is recorded as a need, as for CUDA's
+  // (only for the library that provides the symbol the consumer calls).
+  EXPECT_THAT(info->version_needs,
+              ::testing::Contains(VersionNeed{"libcudart.so.12", {"libcudart.so.12"}}));
 }
 
 TEST(ReadDynamic, ConsumerWithRunpath) {

@@ -1,4 +1,4 @@
-#include "pyenv/paths.h"
+#include "core/paths.h"
 
 #include <gtest/gtest.h>
 

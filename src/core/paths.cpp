@@ -1,4 +1,4 @@
-#include "pyenv/paths.h"
+#include "core/paths.h"
 
 #include <sys/stat.h>
 
@@ -7,7 +7,7 @@
 
 #include "core/strings.h"
 
-namespace sparkdoc::pyenv {
+namespace sparkdoc {
 
 std::string normalize_path(std::string_view path) {
   if (path.empty()) return "";
@@ -87,4 +87,4 @@ std::optional<std::string> resolve_symlinks(const Root& root, std::string_view p
   return done.empty() ? "/" : done;
 }
 
-}  // namespace sparkdoc::pyenv
+}  // namespace sparkdoc

@@ -1,4 +1,4 @@
-// Machine-path helpers for the pyenv probe. Paths are plain strings in the machine's namespace
+// Machine-path helpers for the probes. Paths are plain strings in the machine's namespace
 // ("/usr/bin/python3"); anything that touches the file system maps them through a Root.
 #pragma once
 
@@ -8,7 +8,21 @@
 
 #include "core/fs.h"
 
-namespace sparkdoc::pyenv {
+namespace sparkdoc {
+
+// Debian's multiarch triplet of the machine sparkdoc was built for: the name of the
+// /usr/lib/<triplet> folder where the driver's libcuda.so.1 and apt's CUDA libraries live.
+constexpr std::string_view host_multiarch() {
+#if defined(__aarch64__)
+  return "aarch64-linux-gnu";
+#elif defined(__x86_64__)
+  return "x86_64-linux-gnu";
+#elif defined(__powerpc64__) && defined(__LITTLE_ENDIAN__)
+  return "powerpc64le-linux-gnu";
+#else
+  return "";
+#endif
+}
 
 // Lexical clean-up: collapses "//", "." and "..", drops a trailing '/'. "" stays "".
 std::string normalize_path(std::string_view path);
@@ -24,4 +38,4 @@ std::string_view file_name(std::string_view path);
 // component does not exist, the path is relative, or links loop (more than 40 followed).
 std::optional<std::string> resolve_symlinks(const Root& root, std::string_view path);
 
-}  // namespace sparkdoc::pyenv
+}  // namespace sparkdoc

@@ -1,0 +1,146 @@
+#include "audit/scan.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+
+#include "core/paths.h"
+#include "core/strings.h"
+#include "pyenv/dist_info.h"
+
+namespace sparkdoc::audit {
+namespace {
+
+constexpr int kMaxDepth = 32;
+
+bool is_digits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+void walk(const Root& root, const std::string& dir, const std::string& relative, int depth,
+          std::vector<std::string>& files, std::vector<std::string>& metadata) {
+  if (depth > kMaxDepth) return;
+  DIR* d = ::opendir(root.path(dir).c_str());
+  if (d == nullptr) return;
+  std::vector<std::pair<std::string, bool>> children;  // name, is directory
+  while (dirent* e = ::readdir(d)) {
+    std::string_view name = e->d_name;
+    if (name == "." || name == "..") continue;
+    unsigned char type = e->d_type;
+    if (type == DT_UNKNOWN) {
+      // Some file systems leave the type out: ask.
+      struct stat st;
+      std::string path = root.path(join_path(dir, name));
+      if (::lstat(path.c_str(), &st) != 0) continue;
+      type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_LNK;
+    }
+    if (type == DT_DIR) {
+      children.emplace_back(std::string(name), true);
+    } else if (type == DT_REG && is_shared_object_name(name)) {
+      children.emplace_back(std::string(name), false);
+    }
+  }
+  ::closedir(d);
+  for (auto& [name, is_dir] : children) {
+    std::string rel = relative.empty() ? name : relative + "/" + name;
+    if (!is_dir) {
+      files.push_back(std::move(rel));
+    } else if (depth == 0 && (name.ends_with(".dist-info") || name.ends_with(".egg-info"))) {
+      metadata.push_back(name);
+    } else if (name != "__pycache__") {
+      walk(root, join_path(dir, name), rel, depth + 1, files, metadata);
+    }
+  }
+}
+
+}  // namespace
+
+bool is_shared_object_name(std::string_view name) {
+  size_t so = name.find(".so");
+  while (so != std::string_view::npos) {
+    std::string_view rest = name.substr(so + 3);
+    if (rest.empty()) return so > 0;
+    if (rest.front() == '.') {
+      bool numeric = true;
+      for (std::string_view part : split(rest.substr(1), '.')) numeric &= is_digits(part);
+      if (numeric && so > 0) return true;
+    }
+    so = name.find(".so", so + 1);
+  }
+  return false;
+}
+
+std::string record_path(std::string_view line) {
+  if (line.empty()) return {};
+  if (line.front() != '"') return std::string(line.substr(0, line.find(',')));
+  std::string out;
+  for (size_t i = 1; i < line.size(); ++i) {
+    if (line[i] == '"') {
+      if (i + 1 < line.size() && line[i + 1] == '"') {
+        out += '"';
+        ++i;
+        continue;
+      }
+      break;
+    }
+    out += line[i];
+  }
+  return out;
+}
+
+Result<SitePackages> index_site_packages(const Root& root, const std::string& dir) {
+  if (!is_dir(root.path(dir))) {
+    auto listed = list_dir(root.path(dir));
+    if (!listed) return tl::unexpected(std::move(listed.error()));
+    return fail(Why::kError, dir + " is not a folder");
+  }
+  SitePackages site;
+  site.dir = dir;
+  std::vector<std::string> metadata;
+  walk(root, dir, "", 0, site.files, metadata);
+  std::sort(site.files.begin(), site.files.end());
+  std::sort(metadata.begin(), metadata.end());
+  for (const std::string& folder : metadata) {
+    Distribution dist;
+    if (auto nv = pyenv::parse_dist_folder(folder)) {
+      dist = Distribution{nv->name, nv->version};
+    } else {
+      for (const char* file : {"/METADATA", "/PKG-INFO"}) {
+        auto text = read_text(root.path(join_path(dir, folder) + file), 1 << 20);
+        if (!text) continue;
+        if (auto meta = pyenv::parse_metadata(*text)) dist = Distribution{meta->name, meta->version};
+        break;
+      }
+    }
+    if (dist.name.empty()) continue;
+    // RECORD lists every installed file; only shared objects matter here.
+    auto record = read_text(root.path(join_path(dir, folder) + "/RECORD"), 64 << 20);
+    if (record) {
+      for (std::string_view line : split(*record, '\n')) {
+        if (line.find(".so") == std::string_view::npos) continue;
+        std::string path = record_path(line);
+        if (path.empty() || path.starts_with("..") || path.front() == '/') continue;
+        if (is_shared_object_name(file_name(path))) site.owner.emplace(normalize_path(path), dist.name);
+      }
+    }
+    site.distributions.emplace(dist.name, std::move(dist));
+  }
+  return site;
+}
+
+std::string owner_of(const SitePackages& site, const std::string& relative) {
+  if (auto it = site.owner.find(relative); it != site.owner.end()) return it->second;
+  size_t slash = relative.find('/');
+  std::string top = relative.substr(0, slash == std::string::npos ? relative.find('.') : slash);
+  // Another file under the same top folder that a RECORD names tells whose folder it is.
+  auto it = site.owner.lower_bound(top + "/");
+  if (slash != std::string::npos && it != site.owner.end() && it->first.starts_with(top + "/")) {
+    return it->second;
+  }
+  return top;
+}
+
+}  // namespace sparkdoc::audit

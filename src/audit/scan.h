@@ -1,0 +1,46 @@
+// The native files of a site-packages folder and the distributions that own them, found
+// without starting Python: one walk of the folder for shared objects, and each dist-info's
+// RECORD for ownership.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/fs.h"
+#include "core/result.h"
+
+namespace sparkdoc::audit {
+
+// "x.so", "libfoo.so.13", "libcudnn.so.9.19.0" - the names the loader and Python import;
+// not "x.so.bak" or "data.sorted".
+bool is_shared_object_name(std::string_view name);
+
+// The first field of a RECORD line (PEP 376 CSV: quoted when it holds a comma or quote).
+std::string record_path(std::string_view line);
+
+struct Distribution {
+  std::string name;     // as the metadata folder spells it ("flash_attn")
+  std::string version;
+};
+
+struct SitePackages {
+  std::string dir;                  // machine path of the folder
+  std::vector<std::string> files;   // shared objects, relative to dir, sorted
+  std::map<std::string, std::string> owner;  // relative file -> distribution name
+  std::map<std::string, Distribution> distributions;  // by name
+};
+
+// Walks `dir` (a machine path opened through root): every regular file with a shared-object
+// name, below any depth up to 32, except in __pycache__ and metadata folders; symbolic links
+// are not followed (the file they name is listed where it lies). Errors: the folder cannot
+// be listed.
+Result<SitePackages> index_site_packages(const Root& root, const std::string& dir);
+
+// The distribution owning `relative`: its RECORD entry, else the one whose files share the
+// first path component ("selective_scan_cuda.cpython-312-x86_64-linux-gnu.so" has none:
+// then the file's own name up to the first '.').
+std::string owner_of(const SitePackages& site, const std::string& relative);
+
+}  // namespace sparkdoc::audit

@@ -1,0 +1,185 @@
+// The audit over a site-packages tree laid out at test time from shared objects the build
+// made (tests/audit/CMakeLists.txt): loader resolution with torch's preload, CUDA majors, GPU
+// code verdicts for 12.1, the known packages' rules, per-file errors, and what G1, G2, S9 and
+// G7 then say.
+#include "audit/audit.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "audit/render.h"
+#include "checks/check_fns.h"
+#include "checks/registry.h"
+#include <nlohmann/json.hpp>
+
+#include "snapshot/json.h"
+
+namespace sparkdoc::audit {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+const std::string kBuilt = AUDIT_FIXTURE_DIR;
+
+class AuditTree : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = ::testing::TempDir() + "sparkdoc-audit-" + std::to_string(::getpid());
+    fs::remove_all(root_);
+    site_ = "/venv/lib/python3.12/site-packages";
+    put("torch/__init__.py", "");
+    copy("ext_sm120.so", "torch/lib/libtorch_cuda.so");
+    copy("lib/libcudart.so.13", "nvidia/cu13/lib/libcudart.so.13");
+    record("torch-2.11.0.dist-info", {"torch/lib/libtorch_cuda.so"});
+    record("nvidia_cuda_runtime-13.0.96.dist-info", {"nvidia/cu13/lib/libcudart.so.13"});
+    copy("ext_sm90.so", "flash_attn_2_cuda.cpython-312-x86_64-linux-gnu.so");
+    record("flash_attn-2.7.4.dist-info", {"flash_attn_2_cuda.cpython-312-x86_64-linux-gnu.so"});
+    copy("ext_cuda12.so", "badpkg/_C.so");
+    record("badpkg-1.0.dist-info", {"badpkg/_C.so"});
+    copy("ext_ptx90.so", "jitpkg/_ext.so");
+    copy("ext_sm120a.so", "apkg/_ext.so");
+    copy("ext_family.so", "vllm/_C.abi3.so");
+    record("vllm-0.11.0.dist-info", {"vllm/_C.abi3.so"});
+    copy("ext_sm120.so", "mamba_ssm/ops/triton_helper.so");
+    record("mamba_ssm-2.2.4.dist-info", {"mamba_ssm/ops/triton_helper.so"});
+    put("broken/garbage.so", "this is not an ELF file at all");
+    std::ifstream in(kBuilt + "/ext_sm120.so", std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    put("broken/truncated.so", bytes.substr(0, 100));
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  std::string machine(const std::string& relative) { return root_ + site_ + "/" + relative; }
+  void put(const std::string& relative, const std::string& text) {
+    fs::create_directories(fs::path(machine(relative)).parent_path());
+    std::ofstream(machine(relative), std::ios::binary) << text;
+  }
+  void copy(const std::string& built, const std::string& relative) {
+    fs::create_directories(fs::path(machine(relative)).parent_path());
+    fs::copy_file(kBuilt + "/" + built, machine(relative), fs::copy_options::overwrite_existing);
+  }
+  void record(const std::string& dist_info, const std::vector<std::string>& files) {
+    std::string text;
+    for (const auto& f : files) text += f + ",sha256=x,1\n";
+    put(dist_info + "/RECORD", text);
+  }
+
+  AuditResult audit(std::optional<elf::ComputeCapability> target = elf::ComputeCapability{12, 1}) {
+    AuditOptions o;
+    o.root = Root(root_);
+    o.site_packages = site_;
+    o.target = target;
+    o.target_source = "test";
+    o.torch_cuda = "13.0";
+    o.threads = 3;
+    return run_audit(o);
+  }
+
+  static const PackageAudit& package(const AuditResult& r, const std::string& key) {
+    for (const auto& p : r.summary.packages) {
+      if (p.key == key) return p;
+    }
+    static PackageAudit none;
+    ADD_FAILURE() << "no package " << key;
+    return none;
+  }
+
+  std::string root_;
+  std::string site_;
+};
+
+TEST_F(AuditTree, VerdictsForGb10) {
+  AuditResult r = audit();
+  EXPECT_EQ(r.summary.target, "12.1");
+  EXPECT_EQ(r.summary.files, 10u);
+  EXPECT_EQ(r.summary.errors, 2u) << "garbage and truncated files are errors of their own";
+
+  const PackageAudit& torch = package(r, "torch");
+  EXPECT_EQ(torch.gpu, "sass") << "sm_120 SASS runs on 12.1";
+  EXPECT_THAT(torch.cuda_majors, ::testing::ElementsAre(13));
+  EXPECT_TRUE(torch.problems.empty()) << "libcudart.so.13 comes from torch's preload";
+
+  const PackageAudit& fa = package(r, "flash-attn");
+  EXPECT_EQ(fa.gpu, "does_not_run") << "sm_90-only SASS without PTX";
+  EXPECT_THAT(fa.sass_targets, ::testing::ElementsAre("sm_90"));
+  ASSERT_FALSE(fa.notes.empty());
+  EXPECT_EQ(fa.notes.front().severity, "fail");
+  EXPECT_THAT(fa.notes.front().text, HasSubstr("no GPU code for 12.1"));
+
+  EXPECT_EQ(package(r, "jitpkg").gpu, "ptx_jit_only") << "compute_90 PTX";
+  EXPECT_EQ(package(r, "apkg").gpu, "does_not_run") << "sm_120a runs on 12.0 only";
+  EXPECT_EQ(package(r, "vllm").gpu, "sass");
+  EXPECT_TRUE(package(r, "vllm").nvfp4) << "sm_120f is an NVFP4 target on 12.1";
+  EXPECT_FALSE(torch.nvfp4);
+
+  const PackageAudit& bad = package(r, "badpkg");
+  ASSERT_EQ(bad.problems.size(), 1u);
+  EXPECT_EQ(bad.problems[0].soname, "libcudart.so.12");
+  EXPECT_FALSE(bad.problems[0].resolved);
+  EXPECT_EQ(bad.problems[0].cuda_major, 12);
+  EXPECT_TRUE(bad.problems[0].cuda_library);
+  ASSERT_FALSE(bad.notes.empty());
+  EXPECT_EQ(bad.notes[0].topic, "libraries");
+  EXPECT_EQ(bad.notes[0].severity, "fail");
+  EXPECT_THAT(bad.notes[0].text, HasSubstr("badpkg/_C.so needs libcudart.so.12"));
+
+  bool mamba_warns = false;
+  for (const auto& n : package(r, "mamba-ssm").notes) {
+    mamba_warns |= n.severity == "warn" && n.text.find("selective_scan_cuda") != std::string::npos;
+  }
+  EXPECT_TRUE(mamba_warns);
+  EXPECT_EQ(package(r, "broken").errors.size(), 2u);
+
+  std::string text = render_text(r.summary);
+  EXPECT_THAT(text, HasSubstr("FAIL flash_attn 2.7.4"));
+  EXPECT_THAT(text, HasSubstr("FAIL badpkg 1.0"));
+  EXPECT_EQ(audit_exit_status(r.summary), 1);
+}
+
+TEST_F(AuditTree, Sm120aRunsOnlyOn120AndNothingIsJudgedWithoutATarget) {
+  EXPECT_EQ(package(audit(elf::ComputeCapability{12, 0}), "apkg").gpu, "sass");
+  AuditResult none = audit(std::nullopt);
+  EXPECT_EQ(none.summary.target, "");
+  EXPECT_EQ(package(none, "apkg").gpu, "not_judged");
+  EXPECT_THAT(render_text(none.summary), HasSubstr("not judged"));
+}
+
+TEST_F(AuditTree, ChecksNameThePackageAndSoname) {
+  AuditResult r = audit();
+  std::ifstream in(std::string(SPARKDOC_FIXTURES) + "/snapshots/gb10-healthy-ngc.json");
+  auto snapshot = snapshot_from_json(nlohmann::json::parse(in));
+  ASSERT_TRUE(snapshot) << snapshot.error().message;
+  snapshot->native_code = r.summary;
+  // The fixture's torch environment gains the flash-attn the tree holds.
+  auto& env = (*snapshot->python)[0];
+  env.packages["flash-attn"] = pyenv::Distribution{"flash-attn", "2.7.4", "/x"};
+  checks::Platform p = checks::classify_platform(*snapshot);
+
+  checks::Finding g1 = checks::check_g1_cuda_abi(*snapshot, {}, p);
+  EXPECT_EQ(g1.verdict, checks::Verdict::kFail);
+  EXPECT_THAT(g1.detail, HasSubstr("badpkg 1.0: badpkg/_C.so needs libcudart.so.12"));
+
+  checks::Finding g2 = checks::check_g2_flash_attn(*snapshot, {}, p);
+  EXPECT_EQ(g2.verdict, checks::Verdict::kFail);
+  EXPECT_THAT(g2.detail, HasSubstr("no GPU code for 12.1"));
+
+  checks::Finding s9 = checks::check_s9_native_extensions(*snapshot, {}, p);
+  EXPECT_EQ(s9.verdict, checks::Verdict::kFail);
+  EXPECT_THAT(s9.detail, ::testing::Not(HasSubstr("flash_attn"))) << "G2 reports flash-attn";
+
+  checks::Finding g7 = checks::check_g7_nvfp4(*snapshot, {}, p);
+  EXPECT_THAT(g7.detail, HasSubstr("NVFP4-capable code in: vllm"));
+
+  // Judged for another GPU than the snapshot's: S9 says so rather than guess.
+  snapshot->native_code->target = "9.0";
+  EXPECT_EQ(checks::check_s9_native_extensions(*snapshot, {}, p).verdict, checks::Verdict::kSkip);
+}
+
+}  // namespace
+}  // namespace sparkdoc::audit
