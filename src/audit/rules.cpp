@@ -86,6 +86,18 @@ void library_notes(const PackageAudit& p, const RuleContext& c, std::vector<Note
 void gpu_notes(const PackageAudit& p, const RuleContext& c, std::vector<Note>& out) {
   if (!c.target || p.gpu_files == 0) return;
   const std::string target = target_text(c);
+  // NVIDIA's own libraries load kernels that .nv_fatbin does not hold: cuFFT keeps its
+  // per-architecture kernels in .ldata (libcufft.so.12 of CUDA 13 lists only sm_75 there and
+  // runs on every GPU CUDA 13 supports). What their .nv_fatbin lacks is no verdict.
+  if (package_key(p.name).starts_with("nvidia-")) {
+    if (p.gpu == "does_not_run" || p.gpu == "ptx_jit_only") {
+      out.push_back(note("info", fmt::format("its .nv_fatbin has no SASS for {} ({}); NVIDIA's "
+                                             "libraries load further kernels from elsewhere "
+                                             "(cuFFT from .ldata), so this is not judged",
+                                             target, targets_text(p))));
+    }
+    return;
+  }
   if (p.gpu == "does_not_run") {
     out.push_back(note(
         "fail", fmt::format("no GPU code for {} in {} (built for {}): kernel launches fail with "

@@ -30,6 +30,7 @@ struct AuditFlags {
   bool json = false;
   bool all = false;
   bool list_elf = false;
+  unsigned threads = 0;
   std::vector<std::string> files;
 };
 
@@ -117,6 +118,7 @@ int run_audit_command(const AuditFlags& flags) {
     options->target = *cc;
     options->target_source = "--arch";
   }
+  options->threads = flags.threads;
   // A progress line on a terminal: the first audit of a cold cache reads a few hundred MB.
   const bool tty = ::isatty(STDERR_FILENO) == 1;
   std::mutex progress_mutex;
@@ -171,6 +173,9 @@ std::function<int()> add_audit_command(CLI::App& app) {
                 "Print what `cuobjdump --list-elf --list-ptx FILE` prints for each FILE, byte "
                 "for byte (to cross-check); exit 255 for a single file with no GPU code, as "
                 "cuobjdump does");
+  cmd->add_option("--threads", flags->threads,
+                  "Files read at once (default: one per CPU, at most 32)")
+      ->type_name("N");
   cmd->add_option("files", flags->files, "Files for --list-elf")->type_name("FILE");
   flags->capture.add_to(*cmd);
   return [flags]() { return run_audit_command(*flags); };

@@ -48,6 +48,8 @@ class AuditTree : public ::testing::Test {
     record("vllm-0.11.0.dist-info", {"vllm/_C.abi3.so"});
     copy("ext_sm120.so", "mamba_ssm/ops/triton_helper.so");
     record("mamba_ssm-2.2.4.dist-info", {"mamba_ssm/ops/triton_helper.so"});
+    copy("ext_sm90.so", "nvidia/cu13/lib/libcufft.so.12");
+    record("nvidia_cufft-12.0.0.61.dist-info", {"nvidia/cu13/lib/libcufft.so.12"});
     put("broken/garbage.so", "this is not an ELF file at all");
     std::ifstream in(kBuilt + "/ext_sm120.so", std::ios::binary);
     std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -97,7 +99,7 @@ class AuditTree : public ::testing::Test {
 TEST_F(AuditTree, VerdictsForGb10) {
   AuditResult r = audit();
   EXPECT_EQ(r.summary.target, "12.1");
-  EXPECT_EQ(r.summary.files, 10u);
+  EXPECT_EQ(r.summary.files, 11u);
   EXPECT_EQ(r.summary.errors, 2u) << "garbage and truncated files are errors of their own";
 
   const PackageAudit& torch = package(r, "torch");
@@ -135,6 +137,13 @@ TEST_F(AuditTree, VerdictsForGb10) {
   }
   EXPECT_TRUE(mamba_warns);
   EXPECT_EQ(package(r, "broken").errors.size(), 2u);
+
+  // cuFFT lists only sm_75 in .nv_fatbin and loads its real kernels from .ldata: NVIDIA's
+  // libraries are described, never failed, on what .nv_fatbin lacks.
+  const PackageAudit& cufft = package(r, "nvidia-cufft");
+  EXPECT_EQ(cufft.gpu, "does_not_run");
+  ASSERT_EQ(cufft.notes.size(), 1u);
+  EXPECT_EQ(cufft.notes[0].severity, "info");
 
   std::string text = render_text(r.summary);
   EXPECT_THAT(text, HasSubstr("FAIL flash_attn 2.7.4"));
