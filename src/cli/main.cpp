@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
     auto mem = add_mem_command(app);
     auto clean = add_clean_command(app);
     auto audit = add_audit_command(app);
+    auto plan = add_plan_command(app);
     std::vector<const char*> cargs;
     for (auto& a : args) cargs.push_back(a.c_str());
     try {
@@ -48,6 +49,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("mem")) return mem();
     if (app.got_subcommand("clean")) return clean();
     if (app.got_subcommand("audit")) return audit();
+    if (app.got_subcommand("plan")) return plan();
     return kExitUsage;
   } catch (const std::exception& e) {
     std::cerr << "sparkdoc: internal error: " << e.what() << "\n";

@@ -1,0 +1,266 @@
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <optional>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "checks/registry.h"
+#include "cli/commands.h"
+#include "cli/snapshot_file.h"
+#include "core/fs.h"
+#include "core/strings.h"
+#include "core/units.h"
+#include "plan/plan.h"
+#include "snapshot/capture.h"
+
+namespace sparkdoc::cli {
+namespace {
+
+struct PlanFlags {
+  std::string model;
+  bool full = false;
+  uint64_t lora = 0;
+  uint64_t qlora = 0;
+  double alpha = 0;
+  std::string targets;
+  bool experts = false;
+  std::string framework = "peft";
+  std::string optim = "adamw";
+  uint64_t seq = 2048;
+  uint64_t batch = 1;
+  bool grad_ckpt = false;
+  std::string loader = "mmap";
+  std::string dtype;
+  std::string snapshot_file;
+  std::string available;
+  bool no_memory = false;
+  bool strict_size = false;
+  bool json = false;
+  bool timing = false;
+};
+
+// "org/name" that is not a path here: the Hugging Face cache entry models--org--name.
+std::string hub_cache_path(const std::string& model) {
+  if (exists(model) || model.find('/') == std::string::npos || model.front() == '/' ||
+      model.front() == '.') {
+    return model;
+  }
+  auto parts = split(model, '/');
+  if (parts.size() != 2) return model;
+  std::string entry = fmt::format("models--{}--{}", parts[0], parts[1]);
+  std::vector<std::string> roots;
+  if (const char* c = std::getenv("HF_HUB_CACHE")) roots.emplace_back(c);
+  if (const char* h = std::getenv("HF_HOME")) roots.push_back(std::string(h) + "/hub");
+  if (const char* home = std::getenv("HOME")) {
+    roots.push_back(std::string(home) + "/.cache/huggingface/hub");
+  }
+  for (const auto& r : roots) {
+    if (is_dir(r + "/" + entry)) return r + "/" + entry;
+  }
+  return model;
+}
+
+std::optional<plan::Optimizer> parse_optim(const std::string& s) {
+  if (s == "adamw" || s == "adamw_torch" || s == "adamw_torch_fused") return plan::Optimizer::kAdamW;
+  if (s == "adamw_8bit" || s == "adamw_bnb_8bit" || s == "paged_adamw_8bit") {
+    return plan::Optimizer::kAdamW8bit;
+  }
+  if (s == "sgd") return plan::Optimizer::kSgd;
+  if (s == "adafactor") return plan::Optimizer::kAdafactor;
+  return std::nullopt;
+}
+
+// Available memory: --available, a recorded snapshot, or this machine (G3's headroom rule).
+std::optional<plan::Available> available_memory(const PlanFlags& flags, std::string& error) {
+  if (!flags.available.empty()) {
+    auto bytes = parse_size(flags.available);
+    if (!bytes) {
+      error = "--available: " + bytes.error().message;
+      return std::nullopt;
+    }
+    return plan::Available{*bytes, "--available"};
+  }
+  Snapshot s;
+  std::string source = "live";
+  if (!flags.snapshot_file.empty()) {
+    auto loaded = load_snapshot_file(flags.snapshot_file);
+    if (!loaded) {
+      error = loaded.error().message;
+      return std::nullopt;
+    }
+    s = std::move(*loaded);
+    source = "snapshot " + file_label(flags.snapshot_file);
+  } else {
+    CaptureOptions options;
+    options.config_dir = "";
+    options.cuda_devices_always = false;
+    s = capture(options);
+  }
+  auto h = checks::compute_headroom(s, checks::classify_platform(s));
+  if (!h) return std::nullopt;
+  return plan::Available{h->bytes > 0 ? static_cast<uint64_t>(h->bytes) : 0,
+                         fmt::format("{}: {}", source, h->rule)};
+}
+
+int run_plan(const PlanFlags& flags) {
+  const char* me = "sparkdoc plan";
+  int methods = (flags.full ? 1 : 0) + (flags.lora ? 1 : 0) + (flags.qlora ? 1 : 0);
+  if (methods > 1) {
+    std::cerr << me << ": choose one of --full, --lora R, --qlora R\n";
+    return kExitUsage;
+  }
+  plan::PlanRequest req;
+  req.training = flags.full ? plan::Training::kFull
+                 : flags.qlora ? plan::Training::kQlora
+                               : plan::Training::kLora;
+  req.lora.rank = flags.qlora ? flags.qlora : (flags.lora ? flags.lora : 16);
+  if (flags.alpha > 0) req.alpha = flags.alpha;
+  if (flags.targets == "all-linear") {
+    req.lora.all_linear = true;
+  } else if (!flags.targets.empty()) {
+    for (auto t : split(flags.targets, ',')) {
+      auto name = trim(t);
+      if (!name.empty()) req.lora.targets.emplace_back(name);
+    }
+  }
+  req.lora.experts = flags.experts;
+  if (flags.framework == "peft") req.lora.framework = plan::Framework::kPeft;
+  else if (flags.framework == "unsloth") req.lora.framework = plan::Framework::kUnsloth;
+  else {
+    std::cerr << me << ": --framework: peft or unsloth\n";
+    return kExitUsage;
+  }
+  auto optim = parse_optim(flags.optim);
+  if (!optim) {
+    std::cerr << me << ": --optim: adamw, adamw_8bit, paged_adamw_8bit, sgd or adafactor\n";
+    return kExitUsage;
+  }
+  req.workload.optimizer = *optim;
+  if (flags.seq == 0 || flags.batch == 0) {
+    std::cerr << me << ": --seq and --batch must be at least 1\n";
+    return kExitUsage;
+  }
+  req.workload.seq = flags.seq;
+  req.workload.batch = flags.batch;
+  req.workload.grad_ckpt = flags.grad_ckpt;
+  if (flags.loader != "mmap" && flags.loader != "sparkdoc") {
+    std::cerr << me << ": --loader: mmap or sparkdoc\n";
+    return kExitUsage;
+  }
+  req.workload.loader = flags.loader == "mmap" ? plan::Loader::kMmap : plan::Loader::kSparkdoc;
+  req.dtype_override = flags.dtype;
+
+  auto t0 = std::chrono::steady_clock::now();
+  std::string path = hub_cache_path(flags.model);
+  safetensors::HeaderOptions options{flags.strict_size ? safetensors::SizeCheck::kExact
+                                                       : safetensors::SizeCheck::kHeaderOnly};
+  auto ck = safetensors::open_checkpoint(path, options);
+  if (!ck) {
+    std::cerr << me << ": " << ck.error().message << "\n";
+    return kExitUsage;
+  }
+  auto config = plan::read_config(ck->dir + "/config.json");
+  if (!config) {
+    std::cerr << me << ": " << config.error().message
+              << " (config.json beside the checkpoint is needed)\n";
+    return kExitUsage;
+  }
+  auto p = plan::make_plan(*ck, *config, req);
+  if (!p) {
+    std::cerr << me << ": " << p.error().message << "\n";
+    return kExitUsage;
+  }
+  auto t1 = std::chrono::steady_clock::now();
+  if (!flags.no_memory) {
+    std::string error;
+    auto available = available_memory(flags, error);
+    if (!error.empty()) {
+      std::cerr << me << ": " << error << "\n";
+      return kExitUsage;
+    }
+    if (available) plan::judge_fit(*p, *available);
+  }
+  double plan_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
+  if (flags.json) {
+    nlohmann::json j = plan::render_plan_json(*p);
+    if (flags.timing) j["timing_ms"] = plan_ms;
+    std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  } else {
+    std::cout << plan::render_plan_text(*p);
+    if (flags.timing) std::cout << fmt::format("timing: headers and plan in {:.1f} ms\n", plan_ms);
+  }
+  std::cout.flush();
+  if (p->fit.known && !p->fit.fits) return kExitBlocked;
+  return kExitReady;
+}
+
+}  // namespace
+
+std::function<int()> add_plan_command(CLI::App& app) {
+  auto flags = std::make_shared<PlanFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "plan",
+      "Will this model and training method fit? Reads only the safetensors headers and "
+      "config.json of MODEL (a folder, a shard, an index, a Hugging Face cache entry or org/name "
+      "in the cache), counts parameters exactly as PEFT's get_nb_trainable_parameters() (or "
+      "Unsloth) reports them, and budgets weights, adapters, gradients, optimizer states, "
+      "activations and the load-time peak against the memory available (this machine, a "
+      "snapshot, or --available). Exit 0 fits (or no memory figure), 1 does not fit, 2 usage.\n"
+      "Examples:\n"
+      "  sparkdoc plan ~/models/Qwen3.5-35B-A3B --lora 32 --experts --optim adamw_8bit \\\n"
+      "      --seq 2048 --batch 2 --grad-ckpt\n"
+      "  sparkdoc plan nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16 --lora 32 --framework unsloth \\\n"
+      "      --targets q_proj,k_proj,v_proj,o_proj,in_proj,out_proj,up_proj,down_proj\n"
+      "  sparkdoc plan MODEL --full --snapshot spark.json --json");
+  cmd->add_option("model", flags->model, "Model folder, .safetensors file, index, cache entry")
+      ->required()
+      ->type_name("MODEL");
+  cmd->add_flag("--full", flags->full, "Full fine-tuning: every parameter trainable");
+  cmd->add_option("--lora", flags->lora, "LoRA of rank R (the default, with R=16)")
+      ->type_name("R");
+  cmd->add_option("--qlora", flags->qlora, "QLoRA of rank R: NF4 base (bitsandbytes, double "
+                                           "quantisation), LoRA adapters in fp32")
+      ->type_name("R");
+  cmd->add_option("--alpha", flags->alpha, "lora_alpha (shown; it does not change memory)")
+      ->type_name("A");
+  cmd->add_option("--targets", flags->targets,
+                  "Module names, comma-separated (PEFT's suffix match), or all-linear; default "
+                  "q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj")
+      ->type_name("LIST");
+  cmd->add_flag("--experts", flags->experts,
+                "Also adapt the routed experts' 3-D parameters (PEFT target_parameters); "
+                "Unsloth adds them whenever gate/up/down are targeted");
+  cmd->add_option("--framework", flags->framework, "peft (default) or unsloth")
+      ->type_name("NAME");
+  cmd->add_option("--optim", flags->optim,
+                  "adamw (default), adamw_8bit, paged_adamw_8bit, sgd or adafactor")
+      ->type_name("NAME");
+  cmd->add_option("--seq", flags->seq, "Sequence length (default 2048)")->type_name("N");
+  cmd->add_option("--batch", flags->batch, "Micro-batch size (default 1)")->type_name("N");
+  cmd->add_flag("--grad-ckpt", flags->grad_ckpt, "Gradient checkpointing on");
+  cmd->add_option("--loader", flags->loader,
+                  "mmap (transformers' default) or sparkdoc (`sparkdoc load`): sets which "
+                  "load-time peak is judged")
+      ->type_name("NAME");
+  cmd->add_option("--dtype", flags->dtype, "Load dtype: bf16, fp16 or fp32 (default: config.json)")
+      ->type_name("NAME");
+  cmd->add_option("--snapshot", flags->snapshot_file,
+                  "Judge against a snapshot recorded with `sparkdoc snapshot -o FILE`")
+      ->type_name("FILE");
+  cmd->add_option("--available", flags->available, "Judge against this much memory (e.g. 110GB)")
+      ->type_name("SIZE");
+  cmd->add_flag("--no-memory", flags->no_memory, "Count and budget only; no verdict");
+  cmd->add_flag("--strict-size", flags->strict_size,
+                "Require every shard to hold all its data (default: headers suffice)");
+  cmd->add_flag("--json", flags->json, "Write the plan as JSON to stdout");
+  cmd->add_flag("--timing", flags->timing, "Report how long reading the headers and planning took");
+  return [flags]() { return run_plan(*flags); };
+}
+
+}  // namespace sparkdoc::cli

@@ -1,0 +1,106 @@
+// End-to-end `sparkdoc plan`: exit status by verdict, JSON shape, usage errors, a Hugging Face
+// cache entry as input, and a recorded snapshot as the memory source.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "../plan/model_fixtures.h"
+
+namespace sparkdoc {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+struct Outcome {
+  int status = -1;
+  std::string out;
+};
+
+// Runs a shell command line (test harness only) and collects stdout.
+Outcome shell(const std::string& command) {
+  Outcome r;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (!pipe) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) r.out.append(buf, n);
+  int raw = ::pclose(pipe);
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  return r;
+}
+
+Outcome run(const std::string& args, bool merge_stderr = true) {
+  return shell(std::string(SPARKDOC_BIN) + " plan " + args + (merge_stderr ? " 2>&1" : ""));
+}
+
+class PlanCli : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    // ctest runs each test in its own process, in parallel: one folder per process.
+    dir_ = fs::path(::testing::TempDir()) / ("plan_cli_llama_" + std::to_string(::getpid()));
+    testing::write_fixture(dir_, testing::tiny_llama(), 2);
+  }
+  static fs::path dir_;
+};
+fs::path PlanCli::dir_;
+
+TEST_F(PlanCli, FitsExitsZeroAndDoesNotFitExitsOne) {
+  auto ok = run(dir_.string() + " --lora 8 --available 100GB");
+  EXPECT_EQ(ok.status, 0) << ok.out;
+  EXPECT_THAT(ok.out, HasSubstr("verdict      FITS"));
+  EXPECT_THAT(ok.out, HasSubstr("sparkdoc check --need"));
+  auto no = run(dir_.string() + " --full --seq 65536 --batch 64 --available 1GB");
+  EXPECT_EQ(no.status, 1) << no.out;
+  EXPECT_THAT(no.out, HasSubstr("DOES NOT FIT"));
+}
+
+TEST_F(PlanCli, JsonCarriesCountsAndTheNeed) {
+  auto r = run(dir_.string() + " --lora 8 --targets all-linear --no-memory --json", false);
+  ASSERT_EQ(r.status, 0) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["lora"]["modules"], 28);
+  EXPECT_EQ(j["parameters"]["trainable"], j["lora"]["trainable"]);
+  EXPECT_GT(j["need_bytes"].get<uint64_t>(), j["memory"]["weights"].get<uint64_t>());
+  EXPECT_FALSE(j.contains("fit"));
+}
+
+TEST_F(PlanCli, UsageErrorsExitTwo) {
+  EXPECT_EQ(run(dir_.string() + " --full --lora 8").status, 2);
+  EXPECT_EQ(run(dir_.string() + " --optim lion").status, 2);
+  EXPECT_EQ(run(dir_.string() + " --framework axolotl").status, 2);
+  auto missing = run((dir_ / "nope").string());
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_THAT(missing.out, HasSubstr("no such file or folder"));
+  auto bad_target = run(dir_.string() + " --targets input_layernorm --no-memory");
+  EXPECT_EQ(bad_target.status, 2);
+  EXPECT_THAT(bad_target.out, HasSubstr("cannot wrap"));
+  // The shards are headers only: --strict-size refuses them and names the file.
+  auto strict = run(dir_.string() + " --strict-size --no-memory");
+  EXPECT_EQ(strict.status, 2);
+  EXPECT_THAT(strict.out, HasSubstr("model-00001-of-00002.safetensors"));
+}
+
+TEST_F(PlanCli, ReadsAHuggingFaceCacheEntryAndASnapshot) {
+  fs::path hub = fs::path(::testing::TempDir()) / ("plan_cli_hub_" + std::to_string(::getpid()));
+  fs::remove_all(hub);
+  fs::path snap = hub / "models--org--tiny" / "snapshots" / "0123abcd";
+  fs::create_directories(snap.parent_path());
+  testing::write_fixture(snap, testing::tiny_llama(), 1);
+  Outcome out = shell("env HF_HUB_CACHE=" + hub.string() + " " + std::string(SPARKDOC_BIN) +
+                      " plan org/tiny --lora 8 --snapshot " + std::string(SPARKDOC_FIXTURES) +
+                      "/snapshots/gb10-healthy-ngc.json 2>&1");
+  EXPECT_EQ(out.status, 0) << out.out;
+  EXPECT_THAT(out.out, HasSubstr("snapshot 0123abcd of models--org--tiny (the only one)"));
+  EXPECT_THAT(out.out, HasSubstr("snapshot gb10-healthy-ngc.json: MemAvailable"));
+}
+
+}  // namespace
+}  // namespace sparkdoc
