@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
     auto clean = add_clean_command(app);
     auto audit = add_audit_command(app);
     auto plan = add_plan_command(app);
+    auto load = add_load_command(app);
     std::vector<const char*> cargs;
     for (auto& a : args) cargs.push_back(a.c_str());
     try {
@@ -50,6 +51,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("clean")) return clean();
     if (app.got_subcommand("audit")) return audit();
     if (app.got_subcommand("plan")) return plan();
+    if (app.got_subcommand("load")) return load();
     return kExitUsage;
   } catch (const std::exception& e) {
     std::cerr << "sparkdoc: internal error: " << e.what() << "\n";

@@ -1,0 +1,47 @@
+"""sparkdoc's Python face: stream safetensors checkpoints to the GPU with bounded host memory.
+
+    import sparkdoc
+    tensors = sparkdoc.load_file("model.safetensors", "cuda:0")      # dict name -> tensor
+    tensors = sparkdoc.load_model_dir("/models/qwen", "cuda:0")       # every shard
+    with sparkdoc.patch_transformers(device="cuda:0"), sparkdoc.memory_guard(paths=[model_dir]):
+        model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.bfloat16)
+
+Pure Python over libsparkdoc.so (ctypes; set SPARKDOC_LIBRARY to its path if it is not found).
+torch is imported only by the functions that make tensors.
+"""
+
+from ._abi import (
+    CheckpointError,
+    CheckpointNotFoundError,
+    CheckpointPermissionError,
+    CheckpointReadError,
+    CudaError,
+    NoCudaError,
+    OutOfMemoryError,
+    SparkdocError,
+    library,
+)
+from .guard import memory_guard
+from .loader import Checkpoint, Loader, configure, load_file, load_model_dir, release
+from .transformers_patch import Patch, patch_transformers
+
+__all__ = [
+    "Checkpoint",
+    "CheckpointError",
+    "CheckpointNotFoundError",
+    "CheckpointPermissionError",
+    "CheckpointReadError",
+    "CudaError",
+    "Loader",
+    "NoCudaError",
+    "OutOfMemoryError",
+    "Patch",
+    "SparkdocError",
+    "configure",
+    "library",
+    "load_file",
+    "load_model_dir",
+    "memory_guard",
+    "patch_transformers",
+    "release",
+]
