@@ -35,6 +35,7 @@ int main(int argc, char** argv) {
     auto audit = add_audit_command(app);
     auto plan = add_plan_command(app);
     auto load = add_load_command(app);
+    auto bw = add_bw_command(app);
     std::vector<const char*> cargs;
     for (auto& a : args) cargs.push_back(a.c_str());
     try {
@@ -52,6 +53,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("audit")) return audit();
     if (app.got_subcommand("plan")) return plan();
     if (app.got_subcommand("load")) return load();
+    if (app.got_subcommand("bw")) return bw();
     return kExitUsage;
   } catch (const std::exception& e) {
     std::cerr << "sparkdoc: internal error: " << e.what() << "\n";

@@ -115,6 +115,16 @@ class Cuda {
   std::string library_;
 };
 
+// Calls the entry point `fn` with `args`: not_supported (the symbol's missing text) when the
+// driver does not export it, Cuda::error when it answers anything but CUDA_SUCCESS.
+template <class Sig, class... Args>
+Result<void> cuda_call(const Cuda& cuda, const Symbol<Sig>& fn, Args... args) {
+  if (!fn) return fail(Why::kNotSupported, fn.missing());
+  cuda::CUresult code = fn(args...);
+  if (code != cuda::CUDA_SUCCESS) return tl::unexpected<Error>(cuda.error(code, fn.name()));
+  return {};
+}
+
 // NOT_SUPPORTED → kNotSupported, NOT_PERMITTED → kNoPermission, NO_DEVICE → kAbsent,
 // anything else → kError.
 Why cuda_why(cuda::CUresult code);

@@ -306,18 +306,6 @@ Device unreadable_device(unsigned index, const Missing& why) {
   return d;
 }
 
-Result<void> cuda_call_status(const Cuda& cuda, const char* name, CUresult code) {
-  if (code != CUDA_SUCCESS) return tl::unexpected<Error>(cuda.error(code, name));
-  return {};
-}
-
-// Calls a CUDA entry point; a failure, or an entry point the library lacks, becomes an Error.
-template <class Sig, class... Args>
-Result<void> cuda_call(const Cuda& cuda, const Symbol<Sig>& fn, Args... args) {
-  if (!fn) return fail(Why::kNotSupported, fn.missing());
-  return cuda_call_status(cuda, fn.name().c_str(), fn(args...));
-}
-
 Reading<int> cuda_attribute(const Cuda& cuda, CUdevice device, CUdevice_attribute attribute) {
   int value = 0;
   auto status = cuda_call(cuda, cuda.api().device_get_attribute, &value, attribute, device);

@@ -10,7 +10,11 @@
 
 namespace sparkdoc {
 
-SPARKDOC_JSON(BandwidthMeasurement, device_copy_gbps, method, taken_at)
+SPARKDOC_JSON(TransferRate, best_gbps, median_gbps, bytes_per_run, runs)
+SPARKDOC_JSON(HostBandwidth, threads, pinned, buffer_bytes, read, write, copy)
+SPARKDOC_JSON(BandwidthMeasurement, device_copy_gbps, method, taken_at, device_copy_best_gbps,
+              device_name, device_ordinal, buffer_bytes, nominal_gbps, nominal_source, h2d, d2h,
+              host)
 SPARKDOC_JSON(Snapshot, schema_version, sparkdoc_version, taken_at, host, meminfo, vm,
               memory_pressure, nvidia_module, cgroup, container, limits, env, accelerate_config,
               processes, parallel_configs, gpu, python, bandwidth, timings_ms, native_code)
@@ -34,6 +38,12 @@ Result<Snapshot> snapshot_from_json(const nlohmann::json& document) {
     return fail(fmt::format("snapshot does not match the schema: {}", e.what()));
   }
 }
+
+nlohmann::json bandwidth_to_json(const Reading<BandwidthMeasurement>& measurement) {
+  return measurement;
+}
+
+nlohmann::json host_bandwidth_to_json(const Reading<HostBandwidth>& host) { return host; }
 
 std::string snapshot_to_text(const Snapshot& snapshot) {
   return snapshot_to_json(snapshot).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";

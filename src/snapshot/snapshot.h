@@ -3,7 +3,9 @@
 // exactly as the live one. Serialised as one JSON document with schema_version.
 #pragma once
 
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,11 +19,43 @@ namespace sparkdoc {
 
 inline constexpr int kSnapshotSchemaVersion = 1;
 
-// A bandwidth measurement saved into the snapshot (G5); absent until `sparkdoc bw` runs.
+// One kind of transfer timed several times (`sparkdoc bw`). GB/s are 1e9 bytes per second of
+// the bytes counted per timed run, which the owning field names (read + write for a copy).
+struct TransferRate {
+  double best_gbps = 0;
+  double median_gbps = 0;
+  uint64_t bytes_per_run = 0;  // bytes counted in one timed run
+  int runs = 0;                // timed runs, after the warm-up
+  bool operator==(const TransferRate&) const = default;
+};
+
+// Host memory bandwidth with every thread on its own CPU (`sparkdoc bw`).
+struct HostBandwidth {
+  unsigned threads = 0;
+  bool pinned = false;        // each thread was bound to one CPU
+  uint64_t buffer_bytes = 0;  // each of the two buffers, split between the threads
+  TransferRate read;          // bytes read
+  TransferRate write;         // bytes written
+  TransferRate copy;          // bytes read + bytes written (2 x buffer per run)
+  bool operator==(const HostBandwidth&) const = default;
+};
+
+// A bandwidth measurement saved into the snapshot (G5); absent until `sparkdoc bw` runs, or
+// absent with the reason when the device copy could not be measured. JSON keys are append
+// only; a snapshot written before a key existed reads it as its default.
 struct BandwidthMeasurement {
-  double device_copy_gbps = 0;  // read + write bytes counted
+  double device_copy_gbps = 0;  // median of the timed device copies; read + write bytes counted
   std::string method;
   std::string taken_at;
+  double device_copy_best_gbps = 0;  // the fastest timed copy; read + write bytes counted
+  std::string device_name;
+  int device_ordinal = 0;
+  uint64_t buffer_bytes = 0;           // each of the two device buffers
+  std::optional<double> nominal_gbps;  // the device's nominal memory bandwidth, when known
+  std::string nominal_source;          // "NVIDIA H200: HBM3e, 4.8 TB/s"
+  Reading<TransferRate> h2d;           // pinned host -> device; bytes moved once
+  Reading<TransferRate> d2h;           // device -> pinned host; bytes moved once
+  Reading<HostBandwidth> host;
   bool operator==(const BandwidthMeasurement&) const = default;
 };
 

@@ -489,6 +489,14 @@ TEST(G4ThermalPower, SeveralGpusSummariseAndNameTheWarm) {
 
 // G5
 
+BandwidthMeasurement measured(double device_copy_gbps, std::string method, std::string taken_at) {
+  BandwidthMeasurement m;
+  m.device_copy_gbps = device_copy_gbps;
+  m.method = std::move(method);
+  m.taken_at = std::move(taken_at);
+  return m;
+}
+
 TEST(G5Bandwidth, AbsentSkipsWithTheBudget) {
   Finding f = run_one("G5", gb10_snapshot());
   EXPECT_EQ(f.verdict, Verdict::kSkip);
@@ -504,7 +512,7 @@ TEST(G5Bandwidth, FailedMeasurementSkipsWithReason) {
 
 TEST(G5Bandwidth, SparkAtBudgetPassesBelowWarns) {
   Snapshot s = gb10_snapshot();
-  s.bandwidth = BandwidthMeasurement{185.3, "sm copy kernel, 4 GiB", "2026-11-29T12:01:00Z"};
+  s.bandwidth = measured(185.3, "sm copy kernel, 4 GiB", "2026-11-29T12:01:00Z");
   Finding pass = run_one("G5", s);
   EXPECT_EQ(pass.verdict, Verdict::kPass);
   EXPECT_THAT(pass.detail, HasSubstr("185.3 GB/s"));
@@ -517,7 +525,7 @@ TEST(G5Bandwidth, SparkAtBudgetPassesBelowWarns) {
 
 TEST(G5Bandwidth, ElsewhereInfo) {
   Snapshot s = h200_snapshot();
-  s.bandwidth = BandwidthMeasurement{4100.0, "sm copy kernel", ""};
+  s.bandwidth = measured(4100.0, "sm copy kernel", "");
   Finding f = run_one("G5", s);
   EXPECT_EQ(f.verdict, Verdict::kInfo);
   EXPECT_THAT(f.detail, HasSubstr("4100.0 GB/s"));
