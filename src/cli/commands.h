@@ -20,6 +20,7 @@ std::function<int()> add_explain_command(CLI::App& app);
 std::function<int()> add_snapshot_command(CLI::App& app);
 std::function<int()> add_mem_command(CLI::App& app);
 std::function<int()> add_clean_command(CLI::App& app);
+std::function<int()> add_watch_command(CLI::App& app);
 
 // Prints one line to stderr when an earlier run's journal was never restored (tune's
 // unrestored_journal_notice), looking under the chosen subcommand's --root when it has one.
