@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
     auto plan = add_plan_command(app);
     auto load = add_load_command(app);
     auto bw = add_bw_command(app);
+    auto watch = add_watch_command(app);
     std::vector<const char*> cargs;
     for (auto& a : args) cargs.push_back(a.c_str());
     try {
@@ -54,6 +55,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("plan")) return plan();
     if (app.got_subcommand("load")) return load();
     if (app.got_subcommand("bw")) return bw();
+    if (app.got_subcommand("watch")) return watch();
     return kExitUsage;
   } catch (const std::exception& e) {
     std::cerr << "sparkdoc: internal error: " << e.what() << "\n";

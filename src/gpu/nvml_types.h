@@ -177,6 +177,21 @@ inline constexpr unsigned NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN = 26
 inline constexpr unsigned NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN = 270;
 inline constexpr unsigned NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN = 271;
 
+// nvml.h, CUDA 13.0: the performance-policy counters, cumulative nanoseconds the clocks were
+// held down by each policy (the nvmlDeviceGetViolationStatus figures as fields). 74 and 76 are
+// the same fields as the two clock-event counters above.
+inline constexpr unsigned NVML_FI_DEV_PERF_POLICY_POWER = 74;
+inline constexpr unsigned NVML_FI_DEV_PERF_POLICY_THERMAL = 75;
+inline constexpr unsigned NVML_FI_DEV_PERF_POLICY_SYNC_BOOST = 76;
+inline constexpr unsigned NVML_FI_DEV_PERF_POLICY_BOARD_LIMIT = 77;
+inline constexpr unsigned NVML_FI_DEV_PERF_POLICY_LOW_UTILIZATION = 78;
+inline constexpr unsigned NVML_FI_DEV_PERF_POLICY_RELIABILITY = 79;
+inline constexpr unsigned NVML_FI_DEV_PERF_POLICY_TOTAL_APP_CLOCKS = 80;
+inline constexpr unsigned NVML_FI_DEV_PERF_POLICY_TOTAL_BASE_CLOCKS = 81;
+
+// nvml.h, CUDA 13.0: total energy the GPU consumed since the driver loaded, millijoules.
+inline constexpr unsigned NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION = 83;
+
 // nvml.h, CUDA 12.9 (R575), where these counters first appeared, with their first numbers.
 namespace r575 {
 inline constexpr unsigned NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN = 251;

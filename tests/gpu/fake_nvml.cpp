@@ -40,10 +40,19 @@
 //       }]
 //     }
 //   }
+// A device may also replay a recorded trace, one step per sample:
+//         "trace": [{"power_usage_mw": 98700, "temperature_c": 61, "fields": {"74": N}}, ...]
+//   Each step is a JSON merge patch (RFC 7386) over the device's own keys: objects merge key by
+//   key, anything else replaces, null removes (the call then answers NOT_SUPPORTED). Step 0
+//   applies from nvmlInit on; the n-th call of the entry point named by the "nvml" object's
+//   "trace_advance_on" (default "nvmlDeviceGetPowerUsage", which a sampler asks once per device
+//   per sample, first) on that device moves it to step n, and the last step then stays.
+//   Naming another entry point advances per call of that one instead.
 // Any value (a whole object such as "memory", or one clock, one field) may instead be a status,
 // {"error": "NOT_SUPPORTED"}: an NVML constant's name with or without the NVML_ERROR_ prefix, or
 // its number; the call then returns that status. The "errors" maps take the same names. A key
 // that is absent answers NOT_SUPPORTED. Keys starting with "_" are notes and are ignored.
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -52,6 +61,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "fake_fixture.h"
 #include "gpu/nvml_types.h"
@@ -119,10 +129,17 @@ std::optional<nvmlReturn_t> error_in(const json& value) {
   return status_of(*error);
 }
 
+constexpr const char* kDefaultAdvanceOn = "nvmlDeviceGetPowerUsage";
+
 struct State {
   std::mutex mutex;
   json nvml;             // the fixture's "nvml" object, or null
   int init_count = 0;    // nvmlInit minus nvmlShutdown, as the real library counts
+  // Trace replay: each device as its current step shows it, and the step it is at.
+  std::vector<json> shown;
+  std::vector<size_t> step;
+  std::vector<bool> advanced;  // whether the advancing entry point was called yet
+  std::string advance_on = kDefaultAdvanceOn;
 };
 
 State& state() {
@@ -134,13 +151,50 @@ nvmlDevice_t handle_of(size_t index) {
   return reinterpret_cast<nvmlDevice_t>(static_cast<uintptr_t>(index + 1));
 }
 
-const json* device_of(const json& nvml, nvmlDevice_t handle) {
-  const json* devices = member(nvml, "devices");
-  auto slot = reinterpret_cast<uintptr_t>(handle);
-  if (devices == nullptr || !devices->is_array() || slot == 0 || slot > devices->size()) {
-    return nullptr;
+// The device `index` with step `step` of its trace applied (itself when it has no trace).
+json device_at_step(const json& device, size_t step) {
+  json shown = device;
+  const json* trace = member(device, "trace");
+  if (trace != nullptr && trace->is_array() && !trace->empty()) {
+    shown.erase("trace");
+    shown.merge_patch((*trace)[std::min(step, trace->size() - 1)]);
   }
-  return &(*devices)[slot - 1];
+  return shown;
+}
+
+// Loads the fixture's devices at step 0 of their traces.
+void reset_traces(State& s) {
+  s.shown.clear();
+  s.step.clear();
+  s.advanced.clear();
+  s.advance_on = kDefaultAdvanceOn;
+  if (const json* advance_on = member(s.nvml, "trace_advance_on");
+      advance_on != nullptr && advance_on->is_string()) {
+    s.advance_on = advance_on->get<std::string>();
+  }
+  const json* devices = member(s.nvml, "devices");
+  if (devices == nullptr || !devices->is_array()) return;
+  for (const json& device : *devices) {
+    s.shown.push_back(device_at_step(device, 0));
+    s.step.push_back(0);
+    s.advanced.push_back(false);
+  }
+}
+
+// The device a handle names, as its trace shows it now; a call of the advancing entry point
+// first moves it to its next step.
+const json* device_of(State& s, nvmlDevice_t handle, const char* symbol) {
+  auto slot = reinterpret_cast<uintptr_t>(handle);
+  if (slot == 0 || slot > s.shown.size()) return nullptr;
+  size_t index = slot - 1;
+  if (s.advance_on == symbol) {
+    if (s.advanced[index]) {
+      ++s.step[index];
+      s.shown[index] = device_at_step(s.nvml["devices"][index], s.step[index]);
+    }
+    s.advanced[index] = true;
+  }
+  return &s.shown[index];
 }
 
 std::optional<nvmlReturn_t> injected(const json& scope, const char* symbol) {
@@ -155,7 +209,7 @@ nvmlReturn_t system_call(const char* symbol, Body body) {
     std::lock_guard lock(s.mutex);
     if (s.init_count == 0) return NVML_ERROR_UNINITIALIZED;
     if (auto error = injected(s.nvml, symbol)) return *error;
-    return body(s.nvml);
+    return body(s);
   } catch (...) {
     return NVML_ERROR_UNKNOWN;
   }
@@ -165,8 +219,8 @@ nvmlReturn_t system_call(const char* symbol, Body body) {
 // level or on the device.
 template <class Body>
 nvmlReturn_t device_call(const char* symbol, nvmlDevice_t handle, Body body) {
-  return system_call(symbol, [&](const json& nvml) {
-    const json* device = device_of(nvml, handle);
+  return system_call(symbol, [&](State& s) {
+    const json* device = device_of(s, handle, symbol);
     if (device == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
     if (auto error = injected(*device, symbol)) return *error;
     return body(*device);
@@ -252,6 +306,7 @@ nvmlReturn_t init(const char* symbol) {
       if (nvml == nullptr) return NVML_ERROR_DRIVER_NOT_LOADED;
       if (auto error = injected(*nvml, symbol)) return *error;
       s.nvml = *nvml;
+      reset_traces(s);
     }
     ++s.init_count;
     return NVML_SUCCESS;
@@ -261,7 +316,8 @@ nvmlReturn_t init(const char* symbol) {
 }
 
 nvmlReturn_t device_count(const char* symbol, unsigned* count) {
-  return system_call(symbol, [&](const json& nvml) {
+  return system_call(symbol, [&](State& s) {
+    const json& nvml = s.nvml;
     if (count == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
     const json* devices = member(nvml, "devices");
     *count = devices != nullptr && devices->is_array() ? static_cast<unsigned>(devices->size())
@@ -271,7 +327,8 @@ nvmlReturn_t device_count(const char* symbol, unsigned* count) {
 }
 
 nvmlReturn_t handle_by_index(const char* symbol, unsigned index, nvmlDevice_t* device) {
-  return system_call(symbol, [&](const json& nvml) {
+  return system_call(symbol, [&](State& s) {
+    const json& nvml = s.nvml;
     if (device == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
     const json* devices = member(nvml, "devices");
     if (devices == nullptr || !devices->is_array() || index >= devices->size()) {
@@ -329,14 +386,14 @@ nvmlReturn_t nvmlShutdown(void) {
 const char* nvmlErrorString(nvmlReturn_t result) { return error_text(result); }
 
 nvmlReturn_t nvmlSystemGetDriverVersion(char* version, unsigned length) {
-  return system_call("nvmlSystemGetDriverVersion", [&](const json& nvml) {
-    return string_of(nvml, "driver_version", version, length);
+  return system_call("nvmlSystemGetDriverVersion", [&](State& s) {
+    return string_of(s.nvml, "driver_version", version, length);
   });
 }
 
 nvmlReturn_t nvmlSystemGetNVMLVersion(char* version, unsigned length) {
-  return system_call("nvmlSystemGetNVMLVersion", [&](const json& nvml) {
-    return string_of(nvml, "nvml_version", version, length);
+  return system_call("nvmlSystemGetNVMLVersion", [&](State& s) {
+    return string_of(s.nvml, "nvml_version", version, length);
   });
 }
 
@@ -472,14 +529,14 @@ nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v2(nvmlDevice_t device, unsign
 nvmlReturn_t nvmlInit_v2(void) { return init("nvmlInit_v2"); }
 
 nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int* version) {
-  return system_call("nvmlSystemGetCudaDriverVersion_v2", [&](const json& nvml) {
-    return value_of(nvml, "cuda_driver_version", version);
+  return system_call("nvmlSystemGetCudaDriverVersion_v2", [&](State& s) {
+    return value_of(s.nvml, "cuda_driver_version", version);
   });
 }
 
 nvmlReturn_t nvmlSystemGetCudaDriverVersion(int* version) {
-  return system_call("nvmlSystemGetCudaDriverVersion", [&](const json& nvml) {
-    return value_of(nvml, "cuda_driver_version", version);
+  return system_call("nvmlSystemGetCudaDriverVersion", [&](State& s) {
+    return value_of(s.nvml, "cuda_driver_version", version);
   });
 }
 

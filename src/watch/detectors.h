@@ -1,0 +1,111 @@
+// Detectors: judge a stream of samples and raise events. Pure: they see only the samples fed
+// to them (time comes from each sample's ts), so a recorded log or a replayed trace gives the
+// same events as the live run did. Each detector fires once per episode: it raises one event
+// when its condition starts and stays quiet until the condition has been absent for
+// clear_after_s (a more severe level within an episode raises one more event).
+//
+// The rules and where their thresholds come from (002 G4 and G6; shared reference
+// gb10-nvml-dcgm.md §2.2, §2.3, §3, §6):
+//   power_cap_plateau (warn)  G4: "if power plateaus ... while temperature climbs, treat
+//       throttling as the cause". Over the last plateau_window_s (60 s), power stays within
+//       max(5 W, 5 %) of its mean while the temperature rises by >= 3 C and is still at its
+//       highest; the GPU is busy (mean utilisation >= 80 %) and, where an enforced power limit
+//       is known, the mean is >= 85 % of it. GB10 has no readable limit and sustains ~100 W.
+//   clock_slowdown (info for power capping and reliability, warn for thermal and hardware
+//       slowdown)  a clock-event reason bit of the group is set, or one of the group's
+//       cumulative counters advanced by >= 10 % of the time since the previous sample. GB10
+//       often reads the reasons as 0x0 while capped (one node: ~3 h of SW power capping, no
+//       reason shown), so the counters are judged as well as the bits.
+//   sm_clock_drop (warn)  while the GPU is >= 50 % busy, the SM clock is below 75 % of the
+//       highest clock it held busy earlier in the run; on DGX Spark also utilisation >= 90 %
+//       with the SM clock < 1000 MHz, the degraded USB-PD power state (500-850 MHz against
+//       ~2400 MHz), which a run can start in.
+//   new_gpu_process (warn when another process on that GPU holds >= 1 GiB, G6; else info)
+//       and gpu_process_exit (info): a PID that appears in, or leaves, NVML's process list. The
+//       first list read is the baseline.
+//   memory_pressure  warn: PSI some avg10 >= 10 %, PSI full avg10 >= 2 %, or MemAvailable
+//       below min(16 GiB, MemTotal/8) (community alerts warn below 16-24 GiB; driver
+//       allocations fail before MemAvailable reaches 0); info: MemAvailable fell by >= 10 % of
+//       MemTotal within 30 s and is below half of it.
+//   page_cache_growth (warn on unified memory, info elsewhere)  the page cache grew by
+//       >= max(2 GiB, 3 % of MemTotal) within 60 s during a load: GPU memory grew >= 1 GiB,
+//       or MemAvailable fell >= 3 % of MemTotal, in the same window (G3: on DGX Spark the cache
+//       of the checkpoint being read competes with the model's allocations).
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "watch/sample.h"
+
+namespace sparkdoc::watch {
+
+// Event kinds. They leave the process (log, exposition): append-only.
+inline constexpr std::string_view kPowerCapPlateau = "power_cap_plateau";
+inline constexpr std::string_view kClockSlowdown = "clock_slowdown";
+inline constexpr std::string_view kSmClockDrop = "sm_clock_drop";
+inline constexpr std::string_view kNewGpuProcess = "new_gpu_process";
+inline constexpr std::string_view kGpuProcessExit = "gpu_process_exit";
+inline constexpr std::string_view kMemoryPressure = "memory_pressure";
+inline constexpr std::string_view kPageCacheGrowth = "page_cache_growth";
+inline constexpr std::string_view kEventKinds[] = {
+    kPowerCapPlateau, kClockSlowdown,  kSmClockDrop,    kNewGpuProcess,
+    kGpuProcessExit,  kMemoryPressure, kPageCacheGrowth};
+
+struct DetectorConfig {
+  bool dgx_spark = false;                    // GB10 wording and the degraded-power-state rule
+  bool unified_memory = false;               // the GPU allocates from host memory
+  std::map<unsigned, double> power_limit_w;  // enforced limits, where NVML reads one
+
+  double clear_after_s = 30;
+  double plateau_window_s = 60;
+  double plateau_min_spread_w = 5;
+  double plateau_spread_fraction = 0.05;
+  double plateau_min_rise_c = 3;
+  double plateau_busy_pct = 80;
+  double plateau_near_limit = 0.85;
+  double slowdown_min_fraction = 0.10;
+  double drop_busy_pct = 50;
+  double drop_fraction = 0.75;
+  double degraded_busy_pct = 90;
+  unsigned degraded_clock_mhz = 1000;
+  double heavy_process_bytes = 1024.0 * 1024 * 1024;
+  double psi_some_warn_pct = 10;
+  double psi_full_warn_pct = 2;
+  double low_available_bytes = 16.0 * 1024 * 1024 * 1024;
+  double low_available_fraction = 1.0 / 8;
+  double falling_window_s = 30;
+  double falling_fraction = 0.10;
+  double cache_window_s = 60;
+  double cache_min_growth_bytes = 2.0 * 1024 * 1024 * 1024;
+  double cache_growth_fraction = 0.03;
+  double load_gpu_growth_bytes = 1024.0 * 1024 * 1024;
+  double load_available_fraction = 0.03;
+};
+
+// The rules for the machine a header describes: DGX Spark's, and the GPUs' power limits.
+DetectorConfig detector_config(const Header& header);
+
+class Detectors {
+ public:
+  explicit Detectors(DetectorConfig config);
+  Detectors(Detectors&&) noexcept;
+  Detectors& operator=(Detectors&&) noexcept;
+  ~Detectors();
+
+  // The events this sample raises, in detector order. Samples must come in time order.
+  std::vector<Event> feed(const Sample& sample);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// Every event a stream of samples raises.
+std::vector<Event> detect(const DetectorConfig& config, const std::vector<Sample>& samples);
+
+}  // namespace sparkdoc::watch

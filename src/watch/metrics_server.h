@@ -1,0 +1,50 @@
+// A minimal HTTP server for the Prometheus endpoint: GET /metrics answers the latest
+// exposition, anything else a short error. One thread, one connection at a time, "Connection:
+// close" on every answer, and a 2 s limit on each request so that a stalled client cannot keep
+// the endpoint; enough for a scraper and curl, and no dependency beyond the C library.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+
+#include "core/result.h"
+#include "watch/http.h"
+
+namespace sparkdoc::watch {
+
+class MetricsServer {
+ public:
+  // Binds and listens, then serves on a thread of its own. Errors name the address and the
+  // system's reason ("cannot listen on 127.0.0.1:9400: Address already in use").
+  static Result<std::unique_ptr<MetricsServer>> start(const ListenAddress& address);
+  ~MetricsServer();  // stops the thread and closes the socket
+  MetricsServer(const MetricsServer&) = delete;
+  MetricsServer& operator=(const MetricsServer&) = delete;
+
+  // Replaces the exposition served from now on. Thread-safe.
+  void publish(std::string metrics);
+  // The port bound (the one chosen when 0 was asked).
+  uint16_t port() const { return port_; }
+  // "http://127.0.0.1:9400/metrics".
+  std::string url() const;
+
+ private:
+  MetricsServer() = default;
+  void serve();
+  void answer(int client);
+
+  int listen_fd_ = -1;
+  int wake_read_ = -1;
+  int wake_write_ = -1;
+  uint16_t port_ = 0;
+  std::string host_;
+  std::mutex mutex_;
+  std::string metrics_;
+  std::thread thread_;
+};
+
+}  // namespace sparkdoc::watch

@@ -1,0 +1,56 @@
+// Reads samples from the machine: NVML through one session kept open for the whole watch
+// (gpu/telemetry.h), /proc/meminfo and /proc/pressure/memory under a Root. Per sample it asks
+// NVML about a dozen questions per GPU, reads two small /proc files, and reads
+// /proc/PID/comm only for a PID it has not named before: no dlopen, no process scan.
+// Threading: one thread.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/fs.h"
+#include "core/result.h"
+#include "gpu/nvml_api.h"
+#include "gpu/telemetry.h"
+#include "watch/sample.h"
+
+namespace sparkdoc::watch {
+
+class Sampler {
+ public:
+  // Reads the GPUs' fixed facts once (names, UUIDs, power limits, the platform), then opens
+  // the NVML session. `nvml` may hold an error (no driver): the sampler then reads the host's
+  // memory only, and the header's "unavailable" list says why there are no GPUs. `nvml` must
+  // outlive the sampler.
+  static Sampler open(const Result<gpu::Nvml>& nvml, const Root& root);
+
+  // The header facts; the caller sets started_ts and interval_s. After the first sample it also
+  // lists what that sample could not read, and why.
+  const Header& header() const { return header_; }
+
+  // One sample, stamped `ts` (Unix seconds; the caller's clock, so tests can replay traces at
+  // any pace).
+  Sample sample(double ts);
+
+  // Converts one GPU's telemetry, naming processes with `name_of(pid)`; when `missing` is given,
+  // appends the quantities that could not be read. Pure: exposed for tests.
+  static GpuSample convert(const gpu::DeviceTelemetry& telemetry,
+                           const std::map<uint32_t, std::optional<std::string>>& names,
+                           std::vector<Unavailable>* missing);
+
+ private:
+  Sampler() = default;
+  HostMemory read_host_memory(std::vector<Unavailable>* missing) const;
+  void name_processes(const gpu::DeviceTelemetry& telemetry);
+
+  Root root_;
+  Header header_;
+  std::optional<gpu::NvmlSession> session_;
+  std::map<uint32_t, std::optional<std::string>> names_;  // /proc/PID/comm, by PID
+  bool first_ = true;
+};
+
+}  // namespace sparkdoc::watch

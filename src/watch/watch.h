@@ -1,0 +1,40 @@
+// `sparkdoc watch`: sample at an interval, judge each sample, and write what was seen to the
+// log, the CSV file, the Prometheus endpoint and the terminal, until a count, a duration or
+// SIGINT/SIGTERM ends it.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+
+#include "core/fs.h"
+#include "watch/metrics_server.h"
+
+namespace sparkdoc::watch {
+
+enum class Output {
+  kAuto,   // a refreshed block on a terminal, plain lines otherwise
+  kJson,   // the log's JSON lines on stdout
+  kQuiet,  // nothing on stdout, and no notes on stderr
+};
+
+struct WatchOptions {
+  double interval_s = 1;
+  std::optional<double> duration_s;
+  std::optional<uint64_t> count;
+  std::string log_path;  // empty: no log
+  std::string csv_path;  // empty: no CSV
+  std::optional<ListenAddress> listen;
+  Output output = Output::kAuto;
+  Root root;  // /proc is read under it (fixture trees in tests)
+};
+
+// Runs the watch. While it runs, SIGINT and SIGTERM end it after the sample in progress (every
+// line written so far is already on disk) and SIGPIPE is ignored; the previous dispositions
+// are restored on return. Returns 0 when it ended as asked, 2 when the log, the CSV file or the
+// listening socket could not be opened (nothing was sampled) or a write failed later (the
+// watch went on without that file). Messages go to `err`.
+int run_watch(const WatchOptions& options, std::FILE* out, std::FILE* err);
+
+}  // namespace sparkdoc::watch

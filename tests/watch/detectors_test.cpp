@@ -1,0 +1,238 @@
+// The detectors' rules one at a time, on small synthetic streams: where each threshold lies,
+// that an episode fires once, and that missing readings never raise an event.
+#include "watch/detectors.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace sparkdoc::watch {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr uint64_t kGB = 1000ull * 1000 * 1000;
+
+GpuSample busy_gpu(double power_w, unsigned temp_c, unsigned sm_mhz = 1980, unsigned util = 99) {
+  GpuSample g;
+  g.power_w = power_w;
+  g.temp_c = temp_c;
+  g.sm_clock_mhz = sm_mhz;
+  g.util_pct = util;
+  g.clock_event_reasons = 0;
+  return g;
+}
+
+Sample at(double ts, GpuSample g) {
+  Sample s;
+  s.ts = ts;
+  s.gpus.push_back(std::move(g));
+  return s;
+}
+
+std::vector<std::string> kinds(const std::vector<Event>& events) {
+  std::vector<std::string> out;
+  for (const Event& e : events) out.push_back(e.kind);
+  return out;
+}
+
+DetectorConfig discrete(double limit_w) {
+  DetectorConfig c;
+  c.power_limit_w[0] = limit_w;
+  return c;
+}
+
+// 80 s at 5 s steps, flat power, temperature climbing one degree a step.
+std::vector<Sample> plateau_run(double power_w, bool with_util = true) {
+  std::vector<Sample> samples;
+  for (int i = 0; i <= 16; ++i) {
+    GpuSample g = busy_gpu(power_w + (i % 2), 50 + static_cast<unsigned>(i));
+    if (!with_util) g.util_pct.reset();
+    samples.push_back(at(5.0 * i, g));
+  }
+  return samples;
+}
+
+TEST(PowerCapPlateau, FiresOnceTheWindowIsFullAtTheEnforcedLimit) {
+  auto events = detect(discrete(700), plateau_run(690));
+  ASSERT_EQ(kinds(events), std::vector<std::string>{"power_cap_plateau"});
+  EXPECT_EQ(events[0].sample, 12u) << "60 s of 5 s steps";
+  EXPECT_EQ(events[0].severity, Severity::kWarn);
+  EXPECT_THAT(events[0].message, HasSubstr("700 W enforced limit"));
+}
+
+TEST(PowerCapPlateau, SteadyLoadWellBelowTheLimitIsNotAPlateau) {
+  EXPECT_TRUE(detect(discrete(700), plateau_run(300)).empty());
+}
+
+TEST(PowerCapPlateau, WithoutALimitOrUtilisationNothingIsGuessed) {
+  EXPECT_TRUE(detect(DetectorConfig{}, plateau_run(98, /*with_util=*/false)).empty());
+}
+
+TEST(PowerCapPlateau, SparkWordingNamesTheSustainedCap) {
+  DetectorConfig spark;
+  spark.dgx_spark = true;
+  auto events = detect(spark, plateau_run(98));
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_THAT(events[0].message, HasSubstr("about 100 W"));
+}
+
+TEST(PowerCapPlateau, FallingTemperatureIsNotAClimb) {
+  auto samples = plateau_run(690);
+  for (size_t i = 0; i < samples.size(); ++i)
+    samples[i].gpus[0].temp_c = 80 - static_cast<unsigned>(i);
+  EXPECT_TRUE(detect(discrete(700), samples).empty());
+}
+
+TEST(ClockSlowdown, CounterDeltaFiresWhileTheReasonBitsReadNone) {
+  std::vector<Sample> samples;
+  for (int i = 0; i < 4; ++i) {
+    GpuSample g = busy_gpu(98, 60);
+    g.counters.power = 1'000'000'000ull + (i >= 2 ? 900'000'000ull * (i - 1) : 0);
+    samples.push_back(at(1.0 * i, g));
+  }
+  auto events = detect(DetectorConfig{}, samples);
+  ASSERT_EQ(kinds(events), std::vector<std::string>{"clock_slowdown"});
+  EXPECT_EQ(events[0].sample, 2u);
+  EXPECT_EQ(events[0].severity, Severity::kInfo);
+  EXPECT_THAT(events[0].message, HasSubstr("90%"));
+  EXPECT_THAT(events[0].message, HasSubstr("reason bits read none"));
+}
+
+TEST(ClockSlowdown, ReasonBitFiresAndOneEpisodeFiresOnce) {
+  std::vector<Sample> samples;
+  for (int i = 0; i < 10; ++i) {
+    GpuSample g = busy_gpu(98, 60);
+    // Active at 1-3, absent 4-5 (shorter than clear_after_s), active again 6.
+    if ((i >= 1 && i <= 3) || i == 6) g.clock_event_reasons = 0x40;  // HW Thermal Slowdown
+    samples.push_back(at(1.0 * i, g));
+  }
+  auto events = detect(DetectorConfig{}, samples);
+  ASSERT_EQ(kinds(events), std::vector<std::string>{"clock_slowdown"});
+  EXPECT_EQ(events[0].severity, Severity::kWarn);
+  EXPECT_THAT(events[0].message, HasSubstr("HW Thermal Slowdown"));
+}
+
+TEST(ClockSlowdown, ANewEpisodeAfterTheClearTimeFiresAgain) {
+  DetectorConfig c;
+  c.clear_after_s = 3;
+  std::vector<Sample> samples;
+  for (int i = 0; i < 10; ++i) {
+    GpuSample g = busy_gpu(98, 60);
+    if (i == 1 || i == 8) g.clock_event_reasons = 0x20;
+    samples.push_back(at(1.0 * i, g));
+  }
+  auto events = detect(c, samples);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[1].sample, 8u);
+}
+
+TEST(ClockSlowdown, ACounterThatWentBackwardsIsNoEvidence) {
+  std::vector<Sample> samples;
+  for (uint64_t value : {50'000'000'000ull, 10ull, 20ull}) {
+    GpuSample g = busy_gpu(98, 60);
+    g.counters.sw_thermal = value;
+    samples.push_back(at(static_cast<double>(samples.size()), g));
+  }
+  EXPECT_TRUE(detect(DetectorConfig{}, samples).empty());
+}
+
+TEST(SmClockDrop, BusyClockBelowThreeQuartersOfItsPeakFires) {
+  std::vector<Sample> samples = {at(0, busy_gpu(600, 60, 1980)), at(1, busy_gpu(600, 60, 1900)),
+                                 at(2, busy_gpu(600, 60, 1400)), at(3, busy_gpu(600, 60, 1300))};
+  auto events = detect(DetectorConfig{}, samples);
+  ASSERT_EQ(kinds(events), std::vector<std::string>{"sm_clock_drop"});
+  EXPECT_EQ(events[0].sample, 2u);
+  EXPECT_THAT(events[0].message, HasSubstr("down from 1980 MHz"));
+}
+
+TEST(SmClockDrop, AnIdleGpuMayClockDown) {
+  std::vector<Sample> samples = {at(0, busy_gpu(600, 60, 1980)),
+                                 at(1, busy_gpu(80, 40, 345, /*util=*/0))};
+  EXPECT_TRUE(detect(DetectorConfig{}, samples).empty());
+}
+
+TEST(SmClockDrop, SparkStartingInTheDegradedPowerStateIsFlagged) {
+  DetectorConfig spark;
+  spark.dgx_spark = true;
+  auto events = detect(spark, {at(0, busy_gpu(35, 60, 850, 97))});
+  ASSERT_EQ(kinds(events), std::vector<std::string>{"sm_clock_drop"});
+  EXPECT_THAT(events[0].message, HasSubstr("power-cycle"));
+}
+
+Sample with_processes(double ts, std::vector<GpuProcessUse> processes) {
+  GpuSample g;
+  g.processes = std::move(processes);
+  return at(ts, g);
+}
+
+TEST(GpuProcesses, FirstListIsTheBaselineThenArrivalsAndExitsAreEvents) {
+  GpuProcessUse trainer{40211, "python3", 70 * kGB};
+  GpuProcessUse server{48213, "vllm", 2 * kGB};
+  std::vector<Sample> samples = {with_processes(0, {trainer}), with_processes(1, {trainer}),
+                                 with_processes(2, {trainer, server}),
+                                 with_processes(3, {trainer})};
+  auto events = detect(DetectorConfig{}, samples);
+  ASSERT_EQ(kinds(events), (std::vector<std::string>{"new_gpu_process", "gpu_process_exit"}));
+  EXPECT_EQ(events[0].pid, 48213u);
+  EXPECT_EQ(events[0].severity, Severity::kWarn) << "the trainer already holds 70 GB (G6)";
+  EXPECT_THAT(events[0].message, HasSubstr("PID 40211 (python3) holds 70.0 GB"));
+  EXPECT_EQ(events[1].pid, 48213u);
+}
+
+TEST(GpuProcesses, AnUnreadableListChangesNothing) {
+  GpuProcessUse trainer{40211, std::nullopt, std::nullopt};
+  std::vector<Sample> samples = {with_processes(0, {trainer}), at(1, GpuSample{}),
+                                 with_processes(2, {trainer})};
+  EXPECT_TRUE(detect(DetectorConfig{}, samples).empty());
+}
+
+Sample memory(double ts, double available_gb, double psi_some = 0, double psi_full = 0) {
+  Sample s;
+  s.ts = ts;
+  s.mem.total_bytes = 128 * kGB;
+  s.mem.available_bytes = static_cast<uint64_t>(available_gb * 1e9);
+  s.mem.cached_bytes = 5 * kGB;
+  s.mem.psi_some_avg10 = psi_some;
+  s.mem.psi_full_avg10 = psi_full;
+  return s;
+}
+
+TEST(MemoryPressure, PsiFullAloneIsPressure) {
+  auto events = detect(DetectorConfig{}, {memory(0, 90), memory(1, 90, 1.0, 2.5)});
+  ASSERT_EQ(kinds(events), std::vector<std::string>{"memory_pressure"});
+  EXPECT_EQ(events[0].severity, Severity::kWarn);
+  EXPECT_FALSE(events[0].gpu);
+  EXPECT_THAT(events[0].message, HasSubstr("PSI full"));
+}
+
+TEST(MemoryPressure, WithoutMemTotalNothingIsJudged) {
+  Sample s = memory(0, 1, 50, 50);
+  s.mem.total_bytes.reset();
+  EXPECT_TRUE(detect(DetectorConfig{}, {s}).empty());
+}
+
+TEST(PageCacheGrowth, GrowthWithoutALoadIsNotFlagged) {
+  std::vector<Sample> samples;
+  for (int i = 0; i < 5; ++i) {
+    Sample s = memory(5.0 * i, 100);
+    s.mem.cached_bytes = (5 + 3 * i) * kGB;  // reading a dataset, nothing allocating
+    samples.push_back(s);
+  }
+  EXPECT_TRUE(detect(DetectorConfig{}, samples).empty());
+}
+
+TEST(DetectorConfig, FromTheHeader) {
+  Header h;
+  h.platform = "dgx-spark";
+  h.gpus.push_back(GpuInfo{0, "NVIDIA GB10", std::nullopt, std::nullopt, std::nullopt});
+  GpuInfo h200{1, "NVIDIA H200", std::nullopt, std::nullopt, 700.0};
+  h.gpus.push_back(h200);
+  DetectorConfig c = detector_config(h);
+  EXPECT_TRUE(c.dgx_spark);
+  EXPECT_TRUE(c.unified_memory);
+  EXPECT_EQ(c.power_limit_w.count(0), 0u);
+  EXPECT_EQ(c.power_limit_w.at(1), 700.0);
+}
+
+}  // namespace
+}  // namespace sparkdoc::watch
