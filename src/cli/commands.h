@@ -20,6 +20,8 @@ std::function<int()> add_explain_command(CLI::App& app);
 std::function<int()> add_snapshot_command(CLI::App& app);
 std::function<int()> add_mem_command(CLI::App& app);
 std::function<int()> add_clean_command(CLI::App& app);
+std::function<int()> add_run_command(CLI::App& app);
+std::function<int()> add_report_command(CLI::App& app);
 
 // Prints one line to stderr when an earlier run's journal was never restored (tune's
 // unrestored_journal_notice), looking under the chosen subcommand's --root when it has one.

@@ -32,6 +32,8 @@ int main(int argc, char** argv) {
     auto snapshot = add_snapshot_command(app);
     auto mem = add_mem_command(app);
     auto clean = add_clean_command(app);
+    auto run = add_run_command(app);
+    auto report = add_report_command(app);
     std::vector<const char*> cargs;
     for (auto& a : args) cargs.push_back(a.c_str());
     try {
@@ -46,6 +48,8 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("snapshot")) return snapshot();
     if (app.got_subcommand("mem")) return mem();
     if (app.got_subcommand("clean")) return clean();
+    if (app.got_subcommand("run")) return run();
+    if (app.got_subcommand("report")) return report();
     return kExitUsage;
   } catch (const std::exception& e) {
     std::cerr << "sparkdoc: internal error: " << e.what() << "\n";

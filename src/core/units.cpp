@@ -10,18 +10,36 @@
 
 namespace sparkdoc {
 
-Result<uint64_t> parse_size(std::string_view text) {
+namespace {
+
+struct Quantity {
+  double number = 0;
+  std::string unit;  // lower case, trimmed; empty when none was written
+};
+
+// "70 GB" -> {70, "gb"}: a non-negative decimal number and the unit after it. `what` names the
+// quantity in error messages ("size", "duration").
+Result<Quantity> split_quantity(std::string_view text, std::string_view what) {
   std::string_view s = trim(text);
-  if (s.empty()) return fail("empty size");
+  if (s.empty()) return fail(fmt::format("empty {}", what));
   size_t i = 0;
   while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.')) ++i;
-  if (i == 0) return fail(fmt::format("size '{}' does not start with a number", text));
+  if (i == 0) return fail(fmt::format("{} '{}' does not start with a number", what, text));
   double number = 0;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + i, number);
   if (ec != std::errc() || ptr != s.data() + i || !std::isfinite(number) || number < 0) {
-    return fail(fmt::format("size '{}' is not a number", text));
+    return fail(fmt::format("{} '{}' is not a number", what, text));
   }
-  std::string unit = to_lower(trim(s.substr(i)));
+  return Quantity{number, to_lower(trim(s.substr(i)))};
+}
+
+}  // namespace
+
+Result<uint64_t> parse_size(std::string_view text) {
+  auto quantity = split_quantity(text, "size");
+  if (!quantity) return tl::unexpected(quantity.error());
+  const double number = quantity->number;
+  const std::string& unit = quantity->unit;
   double scale = 0;
   if (unit.empty() || unit == "b") scale = 1;
   else if (unit == "k" || unit == "kb") scale = 1e3;
@@ -38,6 +56,23 @@ Result<uint64_t> parse_size(std::string_view text) {
   return static_cast<uint64_t>(std::llround(bytes));
 }
 
+Result<double> parse_duration_s(std::string_view text) {
+  auto quantity = split_quantity(text, "duration");
+  if (!quantity) return tl::unexpected(quantity.error());
+  const std::string& unit = quantity->unit;
+  double scale = 0;
+  if (unit.empty() || unit == "s") scale = 1;
+  else if (unit == "ms") scale = 1e-3;
+  else if (unit == "m" || unit == "min") scale = 60;
+  else if (unit == "h") scale = 3600;
+  else if (unit == "d") scale = 86400;
+  else return fail(fmt::format("duration '{}' has unknown unit '{}' (use ms, s, m, h)", text, unit));
+  double seconds = quantity->number * scale;
+  // A year is far beyond any run; anything longer is a typo, and keeps later arithmetic finite.
+  if (seconds > 366.0 * 86400) return fail(fmt::format("duration '{}' is too long", text));
+  return seconds;
+}
+
 std::string format_gb(uint64_t bytes) {
   return fmt::format("{:.1f} GB", static_cast<double>(bytes) / 1e9);
 }
@@ -52,6 +87,14 @@ std::string format_binary(uint64_t bytes) {
   if (bytes >= kMiB) return fmt::format("{:.1f} MiB", b / static_cast<double>(kMiB));
   if (bytes >= kKiB) return fmt::format("{:.1f} KiB", b / static_cast<double>(kKiB));
   return fmt::format("{} B", bytes);
+}
+
+std::string format_duration(double seconds) {
+  if (!(seconds >= 0) || !std::isfinite(seconds)) return "?";
+  if (seconds < 60) return fmt::format("{:.1f} s", seconds);
+  auto whole = static_cast<uint64_t>(std::llround(seconds));
+  if (whole < 3600) return fmt::format("{} min {} s", whole / 60, whole % 60);
+  return fmt::format("{} h {:02} min", whole / 3600, (whole % 3600) / 60);
 }
 
 }  // namespace sparkdoc

@@ -18,10 +18,17 @@ inline constexpr uint64_t kGB = 1000ull * 1000 * 1000;
 // "70GB", "70 GB", "70G" (decimal), "64GiB", "512MiB", "1.5TB", "123456" (bytes).
 Result<uint64_t> parse_size(std::string_view text);
 
+// "1s", "500ms", "10m", "2h", "1d", "1.5" (seconds) -> seconds. Errors: no number, a negative
+// number, an unknown unit, or more than a year.
+Result<double> parse_duration_s(std::string_view text);
+
 // 14234000000 -> "14.2 GB" (one decimal).
 std::string format_gb(uint64_t bytes);
 std::string format_gb(int64_t bytes);
 // 1048576 -> "1.0 MiB"; picks KiB/MiB/GiB.
 std::string format_binary(uint64_t bytes);
+
+// 12.4 -> "12.4 s"; 190 -> "3 min 10 s"; 3720 -> "1 h 02 min". Negative and NaN give "?".
+std::string format_duration(double seconds);
 
 }  // namespace sparkdoc

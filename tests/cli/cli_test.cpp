@@ -11,28 +11,13 @@
 
 #include "core/fs.h"
 #include "core/strings.h"
+#include "shell.h"
 
 namespace sparkdoc {
 namespace {
 
-struct Outcome {
-  int status = -1;
-  std::string out;
-};
-
-// Runs a shell command line, stderr folded into stdout.
-Outcome run_shell(const std::string& command_line) {
-  std::string command = command_line + " 2>&1";
-  Outcome r;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (!pipe) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) r.out.append(buf, n);
-  int raw = ::pclose(pipe);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return r;
-}
+using testing::Outcome;
+using testing::run_shell;
 
 Outcome run(const std::string& args) { return run_shell(std::string(SPARKDOC_BIN) + " " + args); }
 

@@ -22,10 +22,33 @@ TEST(ParseSize, RejectsGarbage) {
   EXPECT_FALSE(parse_size("1e30GB"));
 }
 
+TEST(ParseDuration, UnitsAndBareSeconds) {
+  EXPECT_DOUBLE_EQ(parse_duration_s("1s").value(), 1.0);
+  EXPECT_DOUBLE_EQ(parse_duration_s("500ms").value(), 0.5);
+  EXPECT_DOUBLE_EQ(parse_duration_s("10m").value(), 600.0);
+  EXPECT_DOUBLE_EQ(parse_duration_s("2 h").value(), 7200.0);
+  EXPECT_DOUBLE_EQ(parse_duration_s("1.5").value(), 1.5);
+}
+
+TEST(ParseDuration, RejectsGarbage) {
+  EXPECT_FALSE(parse_duration_s(""));
+  EXPECT_FALSE(parse_duration_s("s"));
+  EXPECT_FALSE(parse_duration_s("-1s"));
+  EXPECT_FALSE(parse_duration_s("3 fortnights"));
+  EXPECT_FALSE(parse_duration_s("400d"));
+}
+
 TEST(FormatGb, OneDecimal) {
   EXPECT_EQ(format_gb(uint64_t{14'234'000'000}), "14.2 GB");
   EXPECT_EQ(format_gb(int64_t{-2'000'000'000}), "-2.0 GB");
   EXPECT_EQ(format_binary(1048576), "1.0 MiB");
+}
+
+TEST(FormatDuration, SecondsMinutesHours) {
+  EXPECT_EQ(format_duration(12.44), "12.4 s");
+  EXPECT_EQ(format_duration(190), "3 min 10 s");
+  EXPECT_EQ(format_duration(3720), "1 h 02 min");
+  EXPECT_EQ(format_duration(-1), "?");
 }
 
 }  // namespace
