@@ -7,7 +7,17 @@ packages=(
   libcli11-dev nlohmann-json3-dev libfmt-dev libelf-dev libexpected-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-dev
+  zlib1g-dev
 )
+# Headless Chromium renders the HTML report in report_screenshot_test (which skips without it).
+# Only where the distribution's archive has a real package: Debian's chromium; Ubuntu's
+# chromium-browser is a snap wrapper that does not install in a container.
+chromium_policy="$(apt-cache policy chromium 2>/dev/null || true)"
+if [[ "$chromium_policy" == *"Candidate: "[0-9]* ]]; then
+  packages+=(chromium)
+else
+  echo "install-deps: no chromium package here; the HTML screenshot test will skip"
+fi
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
 missing=()

@@ -8,6 +8,7 @@
 #include "checks/check_fns.h"
 #include "checks/common.h"
 #include "core/strings.h"
+#include "sys/launch_env.h"
 
 namespace sparkdoc::checks {
 namespace {
@@ -30,30 +31,6 @@ bool is_off(std::string_view value) {
 //   INFO  only tuning variables set; or a multi-node run, where all of them are expected.
 //   PASS  none set.
 // NCCL_VERSION is not a setting: CUDA and NGC images set it as a label, and NCCL ignores it.
-namespace {
-
-bool is_launch_state(std::string_view name) {
-  constexpr std::array<std::string_view, 6> kNames{
-      "WORLD_SIZE", "RANK", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"};
-  constexpr std::array<std::string_view, 8> kLauncherNames{
-      "PMI_RANK", "PMI_SIZE", "PMIX_RANK", "MPI_LOCALRANKID", "MPI_LOCALNRANKS",
-      "MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_SIZE", "SLURM_PROCID"};
-  if (std::find(kNames.begin(), kNames.end(), name) != kNames.end()) return true;
-  if (std::find(kLauncherNames.begin(), kLauncherNames.end(), name) != kLauncherNames.end()) {
-    return true;
-  }
-  return name.starts_with("OMPI_COMM_WORLD_");
-}
-
-bool is_distributed_tuning(std::string_view name) {
-  constexpr std::array<std::string_view, 4> kPrefixes{"NCCL_", "OMPI_", "MPI_", "PMI_"};
-  if (name == "NCCL_VERSION") return false;
-  return std::any_of(kPrefixes.begin(), kPrefixes.end(),
-                     [&](std::string_view p) { return name.starts_with(p); });
-}
-
-}  // namespace
-
 Finding check_s1_distributed_env(const Snapshot& s, const Workload& w, const Platform&) {
   constexpr std::string_view kId = "S1";
   std::vector<std::string> launch;
@@ -61,9 +38,9 @@ Finding check_s1_distributed_env(const Snapshot& s, const Workload& w, const Pla
   std::vector<std::string> details;
   for (const auto& entry : s.env) {
     const std::string& name = entry.first;
-    if (is_launch_state(name)) {
+    if (sys::is_launch_state(name)) {
       launch.push_back(name);
-    } else if (is_distributed_tuning(name)) {
+    } else if (sys::is_distributed_tuning(name)) {
       tuning.push_back(name);
     } else {
       continue;
@@ -156,8 +133,8 @@ Finding check_s2_accelerate_config(const Snapshot& s, const Workload& w, const P
 //   PASS  expandable_segments:True set (noting max_split_size_mb:512 when absent).
 Finding check_s3_alloc_conf(const Snapshot& s, const Workload&, const Platform& p) {
   constexpr std::string_view kId = "S3";
-  constexpr std::string_view kRecommended =
-      "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True,max_split_size_mb:512";
+  const std::string kRecommended =
+      fmt::format("PYTORCH_CUDA_ALLOC_CONF={}", sys::kRecommendedAllocConf);
   std::string name = "PYTORCH_CUDA_ALLOC_CONF";
   const std::string* value = env_value(s, name);
   if (!value) {

@@ -16,6 +16,11 @@ void notice_unrestored_journal(const CLI::App& app) {
   if (!chosen.empty()) {
     const CLI::App* cmd = chosen.front();
     if (cmd->get_name() == "clean" && cmd->count("--restore") > 0) return;
+    // `run` restores an earlier run's journal itself, and says so.
+    if (cmd->get_name() == "run") return;
+    // --quiet prints nothing but errors (the watch sidecar of `run`, which journals itself).
+    const CLI::Option* quiet = cmd->get_option_no_throw("--quiet");
+    if (quiet != nullptr && quiet->count() > 0) return;
     // A test's fixture root holds its own journal; the machine's is not looked at then.
     const CLI::Option* root = cmd->get_option_no_throw("--root");
     if (root != nullptr && root->count() > 0 && !root->results().empty()) {

@@ -37,6 +37,8 @@ int main(int argc, char** argv) {
     auto load = add_load_command(app);
     auto bw = add_bw_command(app);
     auto watch = add_watch_command(app);
+    auto run = add_run_command(app);
+    auto report = add_report_command(app);
     std::vector<const char*> cargs;
     for (auto& a : args) cargs.push_back(a.c_str());
     try {
@@ -56,6 +58,8 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("load")) return load();
     if (app.got_subcommand("bw")) return bw();
     if (app.got_subcommand("watch")) return watch();
+    if (app.got_subcommand("run")) return run();
+    if (app.got_subcommand("report")) return report();
     return kExitUsage;
   } catch (const std::exception& e) {
     std::cerr << "sparkdoc: internal error: " << e.what() << "\n";

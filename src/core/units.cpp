@@ -89,4 +89,12 @@ std::string format_binary(uint64_t bytes) {
   return fmt::format("{} B", bytes);
 }
 
+std::string format_duration(double seconds) {
+  if (!(seconds >= 0) || !std::isfinite(seconds)) return "?";
+  if (seconds < 60) return fmt::format("{:.1f} s", seconds);
+  auto whole = static_cast<uint64_t>(std::llround(seconds));
+  if (whole < 3600) return fmt::format("{} min {} s", whole / 60, whole % 60);
+  return fmt::format("{} h {:02} min", whole / 3600, (whole % 3600) / 60);
+}
+
 }  // namespace sparkdoc

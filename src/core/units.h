@@ -28,4 +28,7 @@ std::string format_gb(int64_t bytes);
 // 1048576 -> "1.0 MiB"; picks KiB/MiB/GiB.
 std::string format_binary(uint64_t bytes);
 
+// 12.4 -> "12.4 s"; 190 -> "3 min 10 s"; 3720 -> "1 h 02 min". Negative and NaN give "?".
+std::string format_duration(double seconds);
+
 }  // namespace sparkdoc

@@ -44,5 +44,12 @@ TEST(FormatGb, OneDecimal) {
   EXPECT_EQ(format_binary(1048576), "1.0 MiB");
 }
 
+TEST(FormatDuration, SecondsMinutesHours) {
+  EXPECT_EQ(format_duration(12.44), "12.4 s");
+  EXPECT_EQ(format_duration(190), "3 min 10 s");
+  EXPECT_EQ(format_duration(3720), "1 h 02 min");
+  EXPECT_EQ(format_duration(-1), "?");
+}
+
 }  // namespace
 }  // namespace sparkdoc

@@ -1,0 +1,82 @@
+// `sparkdoc report LOG [-o run.html] [--json]`: a run log (watch.jsonl, run.jsonl, or the run
+// folder holding them) as a summary on the terminal, as JSON, or as one self-contained HTML page.
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "runreport/html.h"
+#include "runreport/log.h"
+#include "runreport/summary.h"
+
+namespace sparkdoc::cli {
+namespace {
+
+struct ReportFlags {
+  std::string log;
+  std::string output;
+  std::string title = "sparkdoc run report";
+  bool json = false;
+};
+
+int run_report(const ReportFlags& flags) {
+  auto log = runreport::read_log(flags.log);
+  if (!log) {
+    std::cerr << "sparkdoc report: " << log.error().message << "\n";
+    return kExitUsage;
+  }
+  runreport::Summary summary = runreport::summarize(*log);
+  if (!flags.output.empty()) {
+    runreport::HtmlOptions options;
+    options.title = flags.title;
+    auto slash = flags.log.find_last_of('/');
+    options.source = slash == std::string::npos || slash + 1 == flags.log.size()
+                         ? flags.log
+                         : flags.log.substr(slash + 1);
+    std::string html = runreport::render_html(*log, summary, options);
+    std::ofstream out(flags.output, std::ios::binary | std::ios::trunc);
+    out << html;
+    out.close();
+    if (!out) {
+      std::cerr << "sparkdoc report: cannot write " << flags.output << "\n";
+      return kExitUsage;
+    }
+    std::cerr << fmt::format("sparkdoc report: wrote {} ({} samples, {} events, {} KB)\n",
+                             flags.output, log->samples.size(), log->events.size(),
+                             (html.size() + 1023) / 1024);
+  }
+  if (flags.json) {
+    std::cout << runreport::render_summary_json(summary).dump(
+                     2, ' ', false, nlohmann::json::error_handler_t::replace)
+              << "\n";
+  } else if (flags.output.empty()) {
+    std::cout << runreport::render_summary_text(summary, 50);
+  }
+  return kExitReady;
+}
+
+}  // namespace
+
+std::function<int()> add_report_command(CLI::App& app) {
+  auto flags = std::make_shared<ReportFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "report",
+      "Turn a run log into a summary or a self-contained HTML page (charts of power, temperature, "
+      "SM clock, host memory and page cache, GPU memory per process, with event markers; no "
+      "network needed to view it). LOG is a run folder of `sparkdoc run` or a watch.jsonl / "
+      "run.jsonl file; a log cut short by kill -9 is read up to its last whole line.\n"
+      "Example: sparkdoc report sparkdoc-runs/20261129-101500-4242 -o run.html");
+  cmd->add_option("log", flags->log, "Run folder, watch.jsonl or run.jsonl")
+      ->required()
+      ->type_name("LOG");
+  cmd->add_option("-o,--output", flags->output, "Write the HTML page here")->type_name("FILE");
+  cmd->add_option("--title", flags->title, "Title of the HTML page")->capture_default_str();
+  cmd->add_flag("--json", flags->json, "Print the summary as JSON on stdout");
+  return [flags]() { return run_report(*flags); };
+}
+
+}  // namespace sparkdoc::cli

@@ -1,0 +1,536 @@
+#include "run/runner.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <mutex>
+#include <ostream>
+#include <thread>
+
+#include "core/strings.h"
+#include "core/units.h"
+#include "core/version.h"
+#include "run/load_window.h"
+#include "runreport/summary.h"
+#include "tune/journal.h"
+#include "tune/swap.h"
+#include "tune/tunables.h"
+
+namespace sparkdoc::run {
+namespace {
+
+using runreport::CacheDrop;
+using runreport::LoadWindowEnd;
+using runreport::RunEnd;
+using runreport::RunStart;
+using SteadyClock = std::chrono::steady_clock;
+
+// How long the sidecar gets to write its last line after SIGTERM before SIGKILL.
+constexpr auto kSidecarGrace = std::chrono::seconds(3);
+constexpr auto kPollInterval = std::chrono::milliseconds(500);
+
+double wall_now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+std::string host_name() {
+  char buf[256] = {};
+  if (::gethostname(buf, sizeof buf - 1) != 0) return "";
+  return buf;
+}
+
+std::string current_dir() {
+  std::error_code ec;
+  auto p = std::filesystem::current_path(ec);
+  return ec ? std::string() : p.string();
+}
+
+// run.jsonl: each line one write(2) to an O_APPEND file, so the dropper thread's lines and the
+// supervisor's never interleave inside a line, and a kill -9 loses at most the line in flight.
+class RunLogFile {
+ public:
+  static Result<RunLogFile> create(const std::string& path) {
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0) return fail(fmt::format("cannot create {}: {}", path, std::strerror(errno)));
+    RunLogFile f;
+    f.fd_ = fd;
+    return f;
+  }
+  RunLogFile() = default;
+  RunLogFile(RunLogFile&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+  RunLogFile& operator=(RunLogFile&&) = delete;
+  RunLogFile(const RunLogFile&) = delete;
+  ~RunLogFile() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  void append(std::string line) {
+    line += '\n';
+    std::lock_guard<std::mutex> lock(mu_);
+    const char* p = line.data();
+    size_t left = line.size();
+    while (left > 0) {
+      ssize_t n = ::write(fd_, p, left);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return;  // a full disk loses log lines, never the run
+      p += n;
+      left -= static_cast<size_t>(n);
+    }
+  }
+
+ private:
+  int fd_ = -1;
+  std::mutex mu_;
+};
+
+// Values changed for the load window, journaled first; restore() puts them back (also from the
+// destructor, for the error paths).
+class Tuning {
+ public:
+  explicit Tuning(const RunOptions& o) : o_(o) {}
+  ~Tuning() { restore(); }
+  Tuning(const Tuning&) = delete;
+  Tuning& operator=(const Tuning&) = delete;
+
+  // 000 §6: min_free_kbytes=1048576 and vfs_cache_pressure=500 for the load window.
+  Result<std::vector<runreport::TunedValue>> set_vm_for_load() {
+    auto loc = tune::journal_location(o_.root, o_.euid, o_.xdg_state_home, o_.home);
+    if (!loc) return fail("no journal, so nothing changed: " + loc.error().message);
+    tune::JournalSession session;
+    session.pid = ::getpid();
+    session.started_at = runreport::format_iso8601_utc(wall_now());
+    session.command = o_.command_text;
+    auto opened = tune::JournalWriter::open(*loc, o_.euid, session);
+    if (!opened) return fail("no journal, so nothing changed: " + opened.error().message);
+    journal_.emplace(std::move(*opened));
+    std::vector<runreport::TunedValue> tuned;
+    for (auto [tunable, value] :
+         {std::pair{tune::Tunable::kMinFreeKbytes, tune::kLoadMinFreeKbytes},
+          std::pair{tune::Tunable::kVfsCachePressure, tune::kLoadVfsCachePressure}}) {
+      auto changed = tune::set_tunable(*journal_, o_.root, tunable, value);
+      if (!changed) return tl::unexpected(changed.error());
+      if (changed->changed) {
+        tuned.push_back({changed->path, std::to_string(changed->old_value),
+                         std::to_string(changed->new_value)});
+        tuned_ = tuned;
+      }
+    }
+    return tuned;
+  }
+
+  std::vector<runreport::RestoredValue> restore() {
+    std::vector<runreport::RestoredValue> out;
+    if (!journal_) return out;
+    tune::JournalLocation loc = journal_->location();
+    bool own_journal = journal_->created();
+    if (!own_journal) {
+      // The journal was there before (`sparkdoc clean --tune-vm`): this run's values go back
+      // to what it found, and the journal stays for `sparkdoc clean --restore`.
+      for (const auto& t : tuned_) {
+        const tune::TunableInfo* info = tune::find_tunable(t.path);
+        auto value = parse_i64(t.old_value);
+        auto written = info != nullptr && value
+                           ? tune::write_tunable(o_.root, info->id, *value)
+                           : Result<void>(fail("not a value sparkdoc changes"));
+        out.push_back({t.path, t.old_value, written.has_value(),
+                       written ? "" : written.error().message});
+      }
+      journal_.reset();
+      return out;
+    }
+    // The writer's lock must go before the restore takes its own.
+    journal_.reset();
+    tune::KernelSwap swap(o_.root);
+    auto report = tune::restore_journal(loc, o_.root, o_.euid, swap);
+    if (!report) {
+      out.push_back({loc.path, "", false, report.error().message});
+      return out;
+    }
+    for (const auto& v : report->values) out.push_back({v.path, v.original, v.restored, v.error});
+    for (const auto& s : report->swaps) {
+      out.push_back({s.path, "swap on", s.restored, s.error});
+    }
+    for (const auto& p : report->problems) out.push_back({loc.path, "", false, p});
+    return out;
+  }
+
+ private:
+  const RunOptions& o_;
+  std::optional<tune::JournalWriter> journal_;
+  std::vector<runreport::TunedValue> tuned_;
+};
+
+// 000 §7's dropper thread, from outside the process: sync and drop_caches=3 every N seconds
+// until the load window ends.
+class CacheDropper {
+ public:
+  CacheDropper(const RunOptions& o, std::string watch_log, RunLogFile& log)
+      : o_(o), watch_log_(std::move(watch_log)), log_(log) {}
+  ~CacheDropper() { stop(); }
+
+  void start() {
+    thread_ = std::thread([this] { loop(); });
+  }
+
+  // Stops it (waiting for a drop in progress: sync(2) can take a while on a busy disk).
+  void stop() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  void loop() {
+    LoadWindowRule rule;
+    rule.limit_s = o_.drop_for_s;
+    auto start = SteadyClock::now();
+    LoadWindow window(rule, 0);
+    std::optional<runreport::LogFollower> follower;
+    if (!watch_log_.empty()) follower.emplace(watch_log_);
+    auto every = std::chrono::duration<double>(*o_.drop_every_s);
+    std::string reason = "the command ended";
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        if (cv_.wait_for(lock, every, [this] { return stop_; })) break;
+      }
+      auto dropped = tune::sync_and_drop_caches(o_.root);
+      double ts = wall_now();
+      log_.append(runreport::cache_drop_line(CacheDrop{runreport::format_iso8601_utc(ts), ts,
+                                                       dropped.has_value(),
+                                                       dropped ? "" : dropped.error().message}));
+      std::optional<uint64_t> gpu_memory;
+      if (follower) {
+        follower->poll();
+        const auto& samples = follower->log().samples;
+        if (!samples.empty()) gpu_memory = runreport::sample_gpu_memory(samples.back());
+      }
+      double elapsed = std::chrono::duration<double>(SteadyClock::now() - start).count();
+      if (auto end = window.check(elapsed, gpu_memory)) {
+        reason = *end;
+        break;
+      }
+    }
+    double ts = wall_now();
+    log_.append(runreport::load_window_end_line(
+        LoadWindowEnd{runreport::format_iso8601_utc(ts), ts, reason}));
+  }
+
+  const RunOptions& o_;
+  std::string watch_log_;
+  RunLogFile& log_;
+  std::thread thread_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+};
+
+// The supervisor's view of the sidecar.
+struct Sidecar {
+  pid_t pid = -1;
+  bool running = false;
+  std::string ended_early;  // set when it ended before the command
+};
+
+void reap_sidecar(Sidecar& sidecar, bool early) {
+  int status = 0;
+  pid_t got = ::waitpid(sidecar.pid, &status, WNOHANG);
+  if (got != sidecar.pid) return;
+  sidecar.running = false;
+  if (early) {
+    ExitInfo info = decode_exit(status);
+    sidecar.ended_early = info.signal ? "killed by " + signal_name(*info.signal)
+                                      : fmt::format("exit {}", info.status);
+  }
+}
+
+void stop_sidecar(Sidecar& sidecar, SignalGate& gate) {
+  if (!sidecar.running) return;
+  ::kill(sidecar.pid, SIGTERM);
+  auto deadline = SteadyClock::now() + kSidecarGrace;
+  while (sidecar.running && SteadyClock::now() < deadline) {
+    reap_sidecar(sidecar, false);
+    if (!sidecar.running) break;
+    gate.wait(std::chrono::milliseconds(100));
+  }
+  if (sidecar.running) {
+    ::kill(sidecar.pid, SIGKILL);
+    int status = 0;
+    while (::waitpid(sidecar.pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    sidecar.running = false;
+  }
+}
+
+// Job control with the terminal handed to the command: a Ctrl-Z stops the command's group; the
+// shell only sees sparkdoc, so sparkdoc stops too, and on `fg` hands the terminal back and
+// continues the command.
+void follow_stop(pid_t child, bool has_terminal) {
+  if (!has_terminal) return;
+  give_terminal(::getpgrp());
+  ::kill(::getpid(), SIGSTOP);
+  give_terminal(child);
+  ::kill(-child, SIGCONT);
+}
+
+// Whether `pid` is a live sparkdoc process (its name checked, so a reused pid does not count).
+bool still_running_sparkdoc(int64_t pid) {
+  if (pid <= 0 || pid > std::numeric_limits<pid_t>::max() || pid == ::getpid()) return false;
+  if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno != EPERM) return false;
+  auto comm = read_text(fmt::format("/proc/{}/comm", pid), 256);
+  return comm && trim(*comm) == "sparkdoc";
+}
+
+}  // namespace
+
+LeftoverJournal restore_leftover_journal(const Root& root, unsigned euid,
+                                         std::string_view xdg_state_home, std::string_view home) {
+  LeftoverJournal out;
+  auto found = tune::existing_journal(root, euid, xdg_state_home, home);
+  if (!found) return out;
+  out.found = true;
+  std::string who = "an earlier sparkdoc";
+  std::optional<int64_t> writer_pid;
+  const tune::JournalSession* by_clean = nullptr;
+  std::optional<tune::JournalContents> contents;
+  if (auto text = read_text(found->path, tune::kJournalMaxBytes)) {
+    if (auto parsed = tune::parse_journal(*text); parsed && !parsed->sessions.empty()) {
+      contents = std::move(*parsed);
+      const auto& s = contents->sessions.back();
+      who = fmt::format("an earlier sparkdoc (pid {}, `{}`, started {})", s.pid, s.command,
+                        s.started_at);
+      writer_pid = s.pid;
+      for (const auto& session : contents->sessions) {
+        if (!session.command.starts_with("run")) by_clean = &session;
+      }
+    }
+  }
+  // `sparkdoc clean --yes --tune-vm` leaves its values changed on purpose, for the load that
+  // follows: they are not a killed run's leftovers.
+  if (by_clean != nullptr) {
+    out.lines.push_back(fmt::format(
+        "sparkdoc run: values changed by `sparkdoc {}` (pid {}, started {}; journal {}) stay "
+        "changed for this run, as it meant; `sparkdoc clean --restore` puts them back",
+        by_clean->command, by_clean->pid, by_clean->started_at, found->machine_path));
+    return out;
+  }
+  // A journal whose writer still runs is not a leftover: its values are that run's to restore.
+  if (writer_pid && still_running_sparkdoc(*writer_pid)) {
+    out.lines.push_back(fmt::format(
+        "sparkdoc run: journal {} belongs to sparkdoc pid {}, which is still running; its "
+        "values stay until it ends",
+        found->machine_path, *writer_pid));
+    return out;
+  }
+  if (auto problem = tune::privilege_problem(euid)) {
+    out.lines.push_back(fmt::format(
+        "sparkdoc run: {} changed kernel values and did not restore them (journal {}); {}: run "
+        "`sudo sparkdoc clean --restore`, or `sudo sparkdoc run ...`, which restores them first",
+        who, found->machine_path, *problem));
+    return out;
+  }
+  tune::KernelSwap swap(root);
+  auto report = tune::restore_journal(*found, root, euid, swap);
+  if (!report) {
+    out.lines.push_back(fmt::format("sparkdoc run: journal {} left by {} was not restored: {}",
+                                    found->path, who, report.error().message));
+    return out;
+  }
+  out.lines.push_back(fmt::format(
+      "sparkdoc run: {} ended without restoring what it changed: it was killed before its exit "
+      "path ran (SIGKILL, the OOM killer, a power loss). Restoring from its journal {}:",
+      who, found->path));
+  for (const auto& v : report->values) {
+    out.lines.push_back(v.restored ? fmt::format("  restored {} {} -> {}", v.path,
+                                                 v.before.value_or("?"), v.original)
+                                   : fmt::format("  NOT restored {}: {}", v.path, v.error));
+  }
+  for (const auto& s : report->swaps) {
+    out.lines.push_back(s.was_on     ? fmt::format("  swap {} is on", s.path)
+                        : s.restored ? fmt::format("  swap {} turned on again", s.path)
+                                     : fmt::format("  swap {} NOT turned on: {}", s.path, s.error));
+  }
+  for (const auto& p : report->problems) out.lines.push_back("  problem: " + p);
+  out.restored = report->complete();
+  out.lines.push_back(report->removed ? std::string("  every value restored; journal removed")
+                                      : fmt::format("  journal kept at {}; see `sparkdoc clean "
+                                                    "--restore`",
+                                                    found->path));
+  return out;
+}
+
+Result<RunOutcome> supervise(const RunOptions& o, SignalGate& gate, std::ostream& say) {
+  RunOutcome outcome;
+  outcome.log_dir = o.log_dir;
+  std::error_code ec;
+  std::filesystem::create_directories(o.log_dir, ec);
+  if (ec) return fail(fmt::format("cannot create the log folder {}: {}", o.log_dir, ec.message()));
+  auto log_file = RunLogFile::create(o.log_dir + "/run.jsonl");
+  if (!log_file) return tl::unexpected(log_file.error());
+  RunLogFile& log = *log_file;
+
+  if (int sig = gate.take_pending_forwarded()) {
+    say << fmt::format("sparkdoc run: {} arrived before the command started; nothing started\n",
+                       signal_name(sig));
+    outcome.exit_status = 128 + sig;
+    return outcome;
+  }
+
+  Tuning tuning(o);
+  RunStart start;
+  if (o.tune_vm) {
+    auto tuned = tuning.set_vm_for_load();
+    if (!tuned) return fail("vm tuning: " + tuned.error().message);
+    start.tuned = *tuned;
+    for (const auto& t : start.tuned) {
+      say << fmt::format("sparkdoc run: {} {} -> {} for the load window (journaled)\n", t.path,
+                         t.old_value, t.new_value);
+    }
+  }
+
+  Sidecar sidecar;
+  std::string watch_log = o.log_dir + "/watch.jsonl";
+  if (!o.watch) {
+    start.telemetry = "none (--no-watch)";
+  } else if (!o.watch_unavailable.empty()) {
+    start.telemetry = "none: " + o.watch_unavailable;
+    say << "sparkdoc run: no telemetry: " << o.watch_unavailable
+        << "; the command runs without a watch log\n";
+  } else {
+    SidecarSpec spec;
+    spec.exe = o.watch_exe;
+    spec.args = {"watch",  "--log", watch_log, "--interval", fmt::format("{}", o.watch_interval_s),
+                 "--quiet"};
+    spec.stderr_path = o.log_dir + "/watch.err";
+    auto pid = start_sidecar(spec, gate.outside_mask());
+    if (pid) {
+      sidecar.pid = *pid;
+      sidecar.running = true;
+      start.watch_log = "watch.jsonl";
+      start.telemetry = fmt::format("watch sidecar pid {}", *pid);
+    } else {
+      start.telemetry = "none: the watch sidecar did not start: " + pid.error().message;
+      say << "sparkdoc run: no telemetry: the watch sidecar did not start: " << pid.error().message
+          << "\n";
+    }
+  }
+
+  ChildSpec spec;
+  spec.argv = o.argv;
+  spec.env = o.env.entries;
+  spec.oom_score_adj = o.oom_score_adj;
+  spec.low_io_priority = o.low_io_priority;
+  spec.take_terminal = ::isatty(STDIN_FILENO) == 1 && ::tcgetpgrp(STDIN_FILENO) == ::getpgrp();
+  double start_ts = wall_now();
+  auto start_steady = SteadyClock::now();
+  auto child = start_child(spec, gate.outside_mask());
+  if (!child) {
+    stop_sidecar(sidecar, gate);
+    return fail("cannot start the command: " + child.error().message);
+  }
+  for (const auto& w : child->warnings) say << "sparkdoc run: " << w << "\n";
+
+  start.t = runreport::format_iso8601_utc(start_ts);
+  start.ts = start_ts;
+  start.sparkdoc_version = std::string(kVersion);
+  start.host = host_name();
+  start.pid = ::getpid();
+  start.child_pid = child->pid > 0 ? child->pid : 0;
+  start.argv = o.argv;
+  start.cwd = current_dir();
+  start.env_removed = o.env.removed;
+  start.env_set = o.env.set;
+  start.distributed = o.distributed;
+  start.preflight = o.preflight;
+  start.oom_score_adj = child->oom_score_adj;
+  start.io_priority = child->io_priority;
+  if (o.drop_every_s) {
+    start.drop_cache_every_s = o.drop_every_s;
+    start.drop_cache_for_s = o.drop_for_s;
+  }
+  log.append(runreport::run_start_line(start));
+
+  RunEnd end;
+  std::optional<CacheDropper> dropper;
+  if (child->exec_failed) {
+    say << "sparkdoc run: cannot run " << child->exec_failed->message << "\n";
+    end.exit_status = child->exec_failed->exit_status;
+    end.exit_code = end.exit_status;
+    end.notes.push_back("the command did not start: " + child->exec_failed->message);
+  } else {
+    outcome.started = true;
+    if (o.drop_every_s) {
+      dropper.emplace(o, sidecar.running ? watch_log : std::string(), log);
+      dropper->start();
+    }
+    pid_t pid = child->pid;
+    bool done = false;
+    while (!done) {
+      int sig = gate.wait(kPollInterval);
+      if (sig == 0 || sig == SIGTTOU) continue;
+      if (sig == SIGCHLD) {
+        int status = 0;
+        pid_t got;
+        while ((got = ::waitpid(pid, &status, WNOHANG | WUNTRACED)) == pid) {
+          if (WIFSTOPPED(status)) {
+            follow_stop(pid, child->has_terminal);
+            continue;
+          }
+          ExitInfo info = decode_exit(status);
+          end.exit_status = info.status;
+          end.exit_code = info.code;
+          if (info.signal) end.signal = signal_name(*info.signal);
+          end.core_dumped = info.core_dumped;
+          done = true;
+          break;
+        }
+        if (sidecar.running) reap_sidecar(sidecar, true);
+        continue;
+      }
+      end.signals_forwarded.push_back(signal_name(sig));
+      ::kill(-pid, sig);
+      say << fmt::format("sparkdoc run: forwarded {} to the command (process group {})\n",
+                         signal_name(sig), pid);
+    }
+    if (child->has_terminal) give_terminal(::getpgrp());
+    if (group_alive(pid)) {
+      end.notes.push_back(fmt::format(
+          "processes the command started still run in process group {} (kill -TERM -{})", pid,
+          pid));
+    }
+  }
+  end.duration_s = std::chrono::duration<double>(SteadyClock::now() - start_steady).count();
+  if (dropper) dropper->stop();
+  if (!sidecar.ended_early.empty()) {
+    end.notes.push_back("the watch sidecar ended before the command (" + sidecar.ended_early +
+                        "); see " + o.log_dir + "/watch.err");
+  }
+  stop_sidecar(sidecar, gate);
+  // An empty watch.err says nothing; one with text stays for a person to read.
+  std::error_code size_ec;
+  if (std::filesystem::file_size(o.log_dir + "/watch.err", size_ec) == 0 && !size_ec) {
+    std::filesystem::remove(o.log_dir + "/watch.err", size_ec);
+  }
+  end.restored = tuning.restore();
+  double end_ts = wall_now();
+  end.t = runreport::format_iso8601_utc(end_ts);
+  end.ts = end_ts;
+  log.append(runreport::run_end_line(end));
+
+  outcome.exit_status = end.exit_status;
+  auto read = runreport::read_log(o.log_dir);
+  if (read) outcome.log = std::move(*read);
+  return outcome;
+}
+
+}  // namespace sparkdoc::run

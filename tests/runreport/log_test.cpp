@@ -1,0 +1,190 @@
+#include "runreport/log.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "../sys/temp_tree.h"
+
+namespace sparkdoc::runreport {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string small_dir() {
+  return std::string(SPARKDOC_FIXTURES) + "/runlog/small";
+}
+
+TEST(Iso8601, ParsesWholeAndFractionalSeconds) {
+  EXPECT_EQ(parse_iso8601_utc("1970-01-01T00:00:00Z"), 0.0);
+  EXPECT_EQ(parse_iso8601_utc("2026-11-29T10:15:01Z"), 1795947301.0);
+  EXPECT_DOUBLE_EQ(*parse_iso8601_utc("2026-11-29T10:15:01.25Z"), 1795947301.25);
+  EXPECT_EQ(format_iso8601_utc(1795947301.9), "2026-11-29T10:15:01Z");
+  for (const char* bad :
+       {"", "2026-11-29", "2026-13-01T00:00:00Z", "2026-11-29T10:15:01",
+        "2026-11-29T10:15:01+01:00", "2026-11-29T10:15:01.Z", "x026-11-29T10:15:01Z"}) {
+    EXPECT_FALSE(parse_iso8601_utc(bad)) << bad;
+  }
+}
+
+TEST(ParseLog, ReadsTheWatchLogAndStopsAtTheCutLine) {
+  auto log = read_log(small_dir() + "/watch.jsonl");
+  ASSERT_TRUE(log) << log.error().message;
+  ASSERT_TRUE(log->header);
+  EXPECT_EQ(log->header->host, "spark-01");
+  EXPECT_EQ(log->header->platform, "dgx-spark");
+  ASSERT_EQ(log->header->gpus.size(), 1u);
+  EXPECT_EQ(log->header->gpus[0].name, "NVIDIA GB10");
+  EXPECT_FALSE(log->header->gpus[0].power_limit_w);  // null on GB10
+  ASSERT_EQ(log->samples.size(), 6u);
+  EXPECT_EQ(log->events.size(), 4u);
+  EXPECT_GT(log->truncated_bytes, 0u);
+  ASSERT_EQ(log->problems.size(), 1u);
+  EXPECT_THAT(log->problems[0], HasSubstr("watch.jsonl line 12: not a JSON object"));
+  // Missing and null values read as missing.
+  EXPECT_FALSE(log->samples[0].gpus[0].mem_used_bytes);
+  EXPECT_FALSE(log->samples[2].gpus[0].power_w);
+  EXPECT_FALSE(log->samples[2].gpus[0].mem_clock_mhz);
+  EXPECT_FALSE(log->samples[4].mem.total_bytes);
+  EXPECT_EQ(log->samples[3].gpus[0].processes->size(), 2u);
+  EXPECT_EQ(log->samples[0].gpus[0].clock_event_counters_ns.at("power"), 1000000000u);
+  EXPECT_FALSE(log->run_start);
+}
+
+TEST(ParseLog, AFolderBringsBothFiles) {
+  auto log = read_log(small_dir());
+  ASSERT_TRUE(log) << log.error().message;
+  ASSERT_TRUE(log->run_start);
+  ASSERT_TRUE(log->run_end);
+  EXPECT_EQ(log->samples.size(), 6u);
+  EXPECT_EQ(log->run_start->argv.size(), 4u);
+  EXPECT_EQ(log->run_start->env_removed.size(), 3u);
+  EXPECT_EQ(log->run_start->tuned.size(), 1u);
+  EXPECT_EQ(log->cache_drops.size(), 2u);
+  ASSERT_TRUE(log->load_window_end);
+  EXPECT_THAT(log->load_window_end->reason, HasSubstr("stopped growing"));
+  EXPECT_EQ(log->run_end->restored.size(), 1u);
+}
+
+TEST(ParseLog, ARunLogBringsTheWatchLogItNames) {
+  auto log = read_log(small_dir() + "/run.jsonl");
+  ASSERT_TRUE(log) << log.error().message;
+  EXPECT_TRUE(log->header);
+  EXPECT_EQ(log->samples.size(), 6u);
+}
+
+TEST(ParseLog, NothingReadableIsAnError) {
+  EXPECT_FALSE(read_log("/nonexistent/watch.jsonl"));
+  sys::testing::TempTree tree;
+  EXPECT_FALSE(read_log(tree.path()));
+}
+
+TEST(ParseLog, WrongTypesAndUnknownLinesAreTolerated) {
+  RunLog log = parse_log(
+      "{\"type\":\"sample\",\"ts\":\"soon\"}\n"
+      "{\"type\":\"sample\",\"t\":\"2026-11-29T10:15:01Z\",\"gpus\":[{\"index\":\"0\",\"power_w\":"
+      "\"high\",\"temp_c\":true,\"processes\":[{\"name\":\"x\"},{\"pid\":7,\"used_bytes\":-5}]}],"
+      "\"mem\":{\"total_bytes\":1.5e300}}\n"
+      "{\"type\":\"future_kind\",\"ts\":1}\n"
+      "[1,2,3]\n"
+      "\n"
+      "{\"type\":\"event\",\"ts\":5,\"gpu\":1e30}\n");
+  ASSERT_EQ(log.samples.size(), 1u);
+  EXPECT_EQ(log.samples[0].ts, 1795947301.0);
+  const GpuSample& g = log.samples[0].gpus[0];
+  EXPECT_EQ(g.index, 0);
+  EXPECT_FALSE(g.power_w);
+  EXPECT_FALSE(g.temp_c);
+  ASSERT_EQ(g.processes->size(), 1u);
+  EXPECT_FALSE((*g.processes)[0].used_bytes);
+  EXPECT_FALSE(log.samples[0].mem.total_bytes);
+  EXPECT_EQ(log.unknown_lines, 1u);
+  EXPECT_EQ(log.problems.size(), 2u);  // the sample without a time, the array
+  ASSERT_EQ(log.events.size(), 1u);
+  EXPECT_FALSE(log.events[0].gpu);
+}
+
+TEST(ParseLog, AWholeLastLineWithoutNewlineCounts) {
+  RunLog log = parse_log("{\"type\":\"event\",\"ts\":5,\"kind\":\"k\"}");
+  EXPECT_EQ(log.events.size(), 1u);
+  EXPECT_EQ(log.truncated_bytes, 0u);
+}
+
+TEST(ParseLog, SortsByTime) {
+  RunLog log = parse_log(
+      "{\"type\":\"sample\",\"ts\":3}\n{\"type\":\"sample\",\"ts\":1}\n{\"type\":\"sample\",\"ts\":"
+      "2}\n");
+  ASSERT_EQ(log.samples.size(), 3u);
+  EXPECT_EQ(log.samples[0].ts, 1);
+  EXPECT_EQ(log.samples[2].ts, 3);
+}
+
+TEST(RunLogLines, RoundTrip) {
+  RunStart start;
+  start.t = "2026-11-29T10:15:00Z";
+  start.ts = 1795947300.5;
+  start.sparkdoc_version = "0.1.0";
+  start.host = "h";
+  start.pid = 10;
+  start.child_pid = 11;
+  start.argv = {"python", "train.py", "it's \"quoted\""};
+  start.cwd = "/w";
+  start.env_removed = {"RANK"};
+  start.env_set = {{"TOKENIZERS_PARALLELISM", "false"}};
+  start.watch_log = "watch.jsonl";
+  start.telemetry = "watch sidecar pid 12";
+  start.preflight = "ready";
+  start.oom_score_adj = 300;
+  start.io_priority = "best-effort 7";
+  start.tuned = {{"/proc/sys/vm/min_free_kbytes", "45166", "1048576"}};
+  start.drop_cache_every_s = 20;
+  start.drop_cache_for_s = 600;
+  RunEnd end;
+  end.t = "2026-11-29T10:16:00Z";
+  end.ts = 1795947360;
+  end.exit_status = 143;
+  end.signal = "SIGTERM";
+  end.duration_s = 59.5;
+  end.signals_forwarded = {"SIGTERM"};
+  end.restored = {{"/proc/sys/vm/min_free_kbytes", "45166", true, ""}};
+  end.notes = {"n"};
+  CacheDrop drop{"2026-11-29T10:15:20Z", 1795947320, false, "Permission denied"};
+  LoadWindowEnd window{"2026-11-29T10:15:40Z", 1795947340, "time limit"};
+  std::string text = run_start_line(start) + "\n" + cache_drop_line(drop) + "\n" +
+                     load_window_end_line(window) + "\n" + run_end_line(end) + "\n";
+  RunLog log = parse_log(text);
+  EXPECT_TRUE(log.problems.empty());
+  ASSERT_TRUE(log.run_start);
+  EXPECT_EQ(*log.run_start, start);
+  ASSERT_TRUE(log.run_end);
+  EXPECT_EQ(*log.run_end, end);
+  ASSERT_EQ(log.cache_drops.size(), 1u);
+  EXPECT_EQ(log.cache_drops[0], drop);
+  EXPECT_EQ(log.load_window_end, window);
+}
+
+TEST(LogFollower, ReadsOnlyWholeLinesAndPicksUpTheRest) {
+  sys::testing::TempTree tree;
+  std::string path = tree.path() + "/watch.jsonl";
+  LogFollower follower(path);
+  EXPECT_EQ(follower.poll(), 0u);  // not there yet
+  {
+    std::ofstream out(path);
+    out << "{\"type\":\"sample\",\"ts\":1}\n{\"type\":\"sample\",\"ts\":2";
+  }
+  EXPECT_EQ(follower.poll(), 1u);
+  {
+    std::ofstream out(path, std::ios::app);
+    out << "}\n{\"type\":\"event\",\"ts\":3}\n";
+  }
+  EXPECT_EQ(follower.poll(), 2u);
+  EXPECT_EQ(follower.log().samples.size(), 2u);
+  EXPECT_EQ(follower.log().events.size(), 1u);
+  EXPECT_EQ(follower.poll(), 0u);
+}
+
+}  // namespace
+}  // namespace sparkdoc::runreport

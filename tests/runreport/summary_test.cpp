@@ -1,0 +1,169 @@
+#include "runreport/summary.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "golden.h"
+#include "runreport/html.h"
+
+namespace sparkdoc::runreport {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+std::string small_dir() {
+  return std::string(SPARKDOC_FIXTURES) + "/runlog/small";
+}
+
+Summary small() {
+  auto log = read_log(small_dir());
+  EXPECT_TRUE(log);
+  return summarize(*log);
+}
+
+TEST(Summary, PeaksOfTheSmallLog) {
+  Summary s = small();
+  EXPECT_EQ(s.host, "spark-01");
+  EXPECT_EQ(s.samples, 6u);
+  EXPECT_DOUBLE_EQ(s.origin_ts, 1795947300.5);
+  EXPECT_DOUBLE_EQ(*s.duration_s, 7.1);
+  // GB10 reports no device figure: the processes' sum, python 61 GB + vllm 6 GB.
+  EXPECT_EQ(s.gpu_mem_source, "processes");
+  EXPECT_EQ(*s.peak_gpu_mem_bytes, 67000000000u);
+  EXPECT_DOUBLE_EQ(*s.peak_gpu_mem_at_s, 3.5);
+  ASSERT_EQ(s.process_peaks.size(), 2u);
+  EXPECT_EQ(s.process_peaks[0].name, "python");
+  EXPECT_EQ(s.process_peaks[0].peak_bytes, 61500000000u);
+  EXPECT_EQ(*s.peak_host_used_bytes, 130663165952u - 52000000000u);
+  EXPECT_EQ(*s.min_available_bytes, 52000000000u);
+  EXPECT_EQ(*s.peak_page_cache_bytes, 30000000000u);
+  EXPECT_DOUBLE_EQ(*s.max_psi_some_avg10, 8.0);
+  ASSERT_EQ(s.gpus.size(), 1u);
+  EXPECT_EQ(s.gpus[0].name, "NVIDIA GB10");
+  EXPECT_DOUBLE_EQ(*s.gpus[0].max_power_w, 100.4);
+  EXPECT_DOUBLE_EQ(*s.gpus[0].first_temp_c, 44);
+  EXPECT_DOUBLE_EQ(*s.gpus[0].max_temp_c, 69);
+  EXPECT_DOUBLE_EQ(*s.gpus[0].min_sm_clock_mhz, 1905);
+  // Counter deltas: 0.6 s + 1.0 s + 0.9 s power, 0.1 s thermal, though the reasons read 0x0.
+  EXPECT_EQ(s.gpus[0].throttle_source, "clock-event counters");
+  EXPECT_NEAR(*s.power_capped_s, 2.5, 1e-9);
+  EXPECT_NEAR(*s.slowed_s, 0.1, 1e-9);
+  EXPECT_EQ(s.events.size(), 4u);
+  EXPECT_EQ(s.warn_events, 3u);
+  EXPECT_EQ(s.events_by_kind.at("new_gpu_process"), 2u);
+  EXPECT_EQ(s.cache_drops, 2u);
+  ASSERT_TRUE(s.end);
+  EXPECT_EQ(s.end->exit_status, 0);
+  // The cut line and the damaged line are both said.
+  ASSERT_EQ(s.notes.size(), 2u);
+  EXPECT_THAT(s.notes[0], HasSubstr("unfinished line"));
+}
+
+TEST(Summary, ReasonBitsWhenThereAreNoCounters) {
+  RunLog log = parse_log(
+      "{\"type\":\"sample\",\"ts\":0,\"gpus\":[{\"index\":0,\"clock_event_reasons\":4}]}\n"
+      "{\"type\":\"sample\",\"ts\":2,\"gpus\":[{\"index\":0,\"clock_event_reasons\":64}]}\n"
+      "{\"type\":\"sample\",\"ts\":5,\"gpus\":[{\"index\":0,\"clock_event_reasons\":0}]}\n");
+  Summary s = summarize(log);
+  ASSERT_EQ(s.gpus.size(), 1u);
+  EXPECT_EQ(s.gpus[0].throttle_source, "clock-event reasons");
+  EXPECT_DOUBLE_EQ(*s.power_capped_s, 2);
+  EXPECT_DOUBLE_EQ(*s.slowed_s, 3);
+}
+
+TEST(Summary, ACounterResetCountsNothingAndAStepIsCappedAtItsInterval) {
+  RunLog log = parse_log(
+      "{\"type\":\"sample\",\"ts\":0,\"gpus\":[{\"clock_event_counters_ns\":{\"power\":9000000000}}"
+      "]}\n"
+      "{\"type\":\"sample\",\"ts\":1,\"gpus\":[{\"clock_event_counters_ns\":{\"power\":5}}]}\n"
+      "{\"type\":\"sample\",\"ts\":2,\"gpus\":[{\"clock_event_counters_ns\":{\"power\":9000000005}}"
+      "]}\n");
+  Summary s = summarize(log);
+  EXPECT_DOUBLE_EQ(*s.power_capped_s, 1);
+}
+
+TEST(Summary, AnEmptyLogSaysSo) {
+  Summary s = summarize(parse_log(""));
+  EXPECT_FALSE(s.peak_gpu_mem_bytes);
+  EXPECT_FALSE(s.power_capped_s);
+  EXPECT_THAT(render_summary_text(s), HasSubstr("no telemetry"));
+  std::string html = render_html(parse_log(""), s, HtmlOptions{});
+  EXPECT_THAT(html, HasSubstr("No readings of this in the log."));
+  EXPECT_THAT(html, HasSubstr("</html>"));
+}
+
+TEST(Summary, TextMatchesItsGolden) {
+  testing::compare_or_update(testing::golden_dir() / "report-small.txt",
+                             render_summary_text(small()));
+}
+
+TEST(Summary, JsonHasThePublicKeys) {
+  nlohmann::json j = render_summary_json(small());
+  for (const char* key : {"duration_s", "gpu_memory", "host_memory", "gpus", "power_capped_s",
+                          "slowed_s", "events", "events_by_kind", "cache_drops", "end", "notes"}) {
+    EXPECT_TRUE(j.contains(key)) << key;
+  }
+  EXPECT_EQ(j["gpu_memory"]["peak_bytes"], 67000000000u);
+  EXPECT_EQ(j["end"]["exit_status"], 0);
+}
+
+TEST(Html, MatchesItsGolden) {
+  auto log = read_log(small_dir());
+  ASSERT_TRUE(log);
+  HtmlOptions options;
+  options.source = "small";
+  std::string html = render_html(*log, summarize(*log), options);
+  testing::compare_or_update(testing::golden_dir() / "report-small.html", html);
+}
+
+TEST(Html, IsSelfContainedAndEscapesText) {
+  RunLog log = parse_log(
+      "{\"type\":\"sample\",\"ts\":0,\"gpus\":[{\"power_w\":50}]}\n"
+      "{\"type\":\"event\",\"ts\":1,\"kind\":\"k\",\"severity\":\"warn\",\"message\":"
+      "\"<script>alert(1)</script> & \\\"x\\\"\"}\n"
+      "{\"type\":\"sample\",\"ts\":2,\"gpus\":[{\"power_w\":60}]}\n");
+  std::string html = render_html(log, summarize(log), HtmlOptions{});
+  EXPECT_THAT(html, Not(HasSubstr("<script")));
+  EXPECT_THAT(html, HasSubstr("&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;x&quot;"));
+  // Nothing is fetched: no URL but the SVG namespace.
+  EXPECT_THAT(html, Not(HasSubstr("https://")));
+  EXPECT_THAT(html, Not(HasSubstr("src=")));
+  EXPECT_THAT(html, Not(HasSubstr("@import")));
+}
+
+TEST(Html, AMissingValueBreaksTheLine) {
+  RunLog log = parse_log(
+      "{\"type\":\"sample\",\"ts\":0,\"gpus\":[{\"power_w\":50}]}\n"
+      "{\"type\":\"sample\",\"ts\":1,\"gpus\":[{\"power_w\":55}]}\n"
+      "{\"type\":\"sample\",\"ts\":2,\"gpus\":[{\"power_w\":null}]}\n"
+      "{\"type\":\"sample\",\"ts\":3,\"gpus\":[{\"power_w\":60}]}\n"
+      "{\"type\":\"sample\",\"ts\":4,\"gpus\":[{\"power_w\":62}]}\n");
+  std::string html = render_html(log, summarize(log), HtmlOptions{});
+  auto power = html.find("id=\"power\"");
+  ASSERT_NE(power, std::string::npos);
+  auto path = html.find("<path class=\"line\"", power);
+  ASSERT_NE(path, std::string::npos);
+  auto end = html.find("\"><title>", path);
+  std::string d = html.substr(path, end - path);
+  EXPECT_EQ(std::count(d.begin(), d.end(), 'M'), 2) << d;
+}
+
+TEST(Html, LongLogsAreThinnedButKeepTheirPeak) {
+  std::string text;
+  for (int i = 0; i < 20000; ++i) {
+    double w = i == 12345 ? 250.0 : 100.0 + (i % 7);
+    text += "{\"type\":\"sample\",\"ts\":" + std::to_string(i) +
+            ",\"gpus\":[{\"power_w\":" + std::to_string(w) + "}]}\n";
+  }
+  RunLog log = parse_log(text);
+  std::string html = render_html(log, summarize(log), HtmlOptions{});
+  EXPECT_LT(html.size(), 400000u);
+  // The y axis reaches past the single 250 W sample, so it was drawn.
+  EXPECT_THAT(html, HasSubstr(">300</text>"));
+}
+
+}  // namespace
+}  // namespace sparkdoc::runreport
