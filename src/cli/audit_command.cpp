@@ -108,6 +108,13 @@ int run_audit_command(const AuditFlags& flags) {
       options->site_packages.pop_back();
     }
   }
+  // A folder that cannot be read is the user's mistake, not an empty environment.
+  if (!std::filesystem::is_directory(options->site_packages)) {
+    std::cerr << "sparkdoc audit: " << options->site_packages
+              << " is not a folder that can be read; name a site-packages folder (python3 -c "
+                 "'import site; print(site.getsitepackages())' lists them)\n";
+    return kExitUsage;
+  }
   if (!flags.arch.empty()) {
     auto cc = elf::parse_compute_capability(flags.arch);
     if (!cc) {

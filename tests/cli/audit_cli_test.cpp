@@ -1,0 +1,50 @@
+// `sparkdoc audit` end to end: bad input gets a usage error that says what to do, and a readable
+// folder is audited.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "shell.h"
+
+namespace sparkdoc {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::run_shell;
+
+std::string sparkdoc() { return std::string("env -i PATH=/usr/bin:/bin ") + SPARKDOC_BIN; }
+
+TEST(AuditCli, MissingFolderIsAUsageError) {
+  auto r = run_shell(sparkdoc() + " audit --no-gpu --site-packages /nonexistent/site-packages");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("is not a folder that can be read"));
+}
+
+TEST(AuditCli, BadArchIsAUsageError) {
+  auto r = run_shell(sparkdoc() + " audit --site-packages /tmp --arch sm_121");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("--arch wants a compute capability"));
+}
+
+TEST(AuditCli, ListElfWithoutFilesIsAUsageError) {
+  auto r = run_shell(sparkdoc() + " audit --list-elf");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("name one or more files"));
+}
+
+TEST(AuditCli, ListElfOfANonElfFileSaysWhy) {
+  auto r = run_shell(sparkdoc() + " audit --list-elf /etc/hostname");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("/etc/hostname"));
+}
+
+TEST(AuditCli, AnEmptyFolderIsAuditedWithNothingToReport) {
+  auto r = run_shell("d=$(mktemp -d) && " + sparkdoc() +
+                     " audit --no-gpu --site-packages \"$d\" --arch 12.1; s=$?; rmdir \"$d\"; exit $s");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("target 12.1 (--arch)"));
+}
+
+}  // namespace
+}  // namespace sparkdoc
