@@ -81,6 +81,7 @@ int main(int argc, char** argv) {
     };
   };
   unsigned out = 0;
+  double clock_s = 0;  // the samples' stamps, one second apart as at --interval 1s
   std::vector<Part> parts = {
       {"nvmlDeviceGetPowerUsage", [&] { api.device_get_power_usage(device, &out); }},
       {"nvmlDeviceGetTemperature", [&] {
@@ -107,7 +108,12 @@ int main(int argc, char** argv) {
        field({74, 75, 76, 77, 78, 79, 80, 81, 269, 270, 271, 83})},
       {"processes (compute + graphics)", [&] { (void)gpu::read_processes(*nvml, device); }},
       {"NvmlSession::read (one device, all of the above)", [&] { (void)session->read(0); }},
-      {"Sampler::sample (NVML + /proc)", [&] { sample = sampler.sample(1); }},
+      {"NvmlSession::read without counters and energy", [&] {
+         (void)session->read(0, gpu::ReadSet{false, false});
+       }},
+      {"Sampler::sample at 1 Hz (NVML + /proc; counters 1 in 5, energy 1 in 30)", [&] {
+         sample = sampler.sample(++clock_s);
+       }},
       {"detectors", [&] { (void)detectors.feed(sample); }},
       {"sample to JSON line", [&] { (void)watch::dump_line(watch::sample_to_json(sample)); }},
       {"write + fdatasync of the line", [&] {

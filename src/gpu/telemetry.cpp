@@ -1,5 +1,6 @@
 #include "gpu/telemetry.h"
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
@@ -8,6 +9,28 @@
 namespace sparkdoc::gpu {
 
 using namespace nvml;
+
+namespace {
+
+// The policy counters (74-81) and the R580 clock-event counters (269-271), in PolicyCounters
+// order, then SW thermal, HW thermal, HW power brake.
+constexpr std::array<unsigned, 11> kCounterFields = {
+    NVML_FI_DEV_PERF_POLICY_POWER,
+    NVML_FI_DEV_PERF_POLICY_THERMAL,
+    NVML_FI_DEV_PERF_POLICY_SYNC_BOOST,
+    NVML_FI_DEV_PERF_POLICY_BOARD_LIMIT,
+    NVML_FI_DEV_PERF_POLICY_LOW_UTILIZATION,
+    NVML_FI_DEV_PERF_POLICY_RELIABILITY,
+    NVML_FI_DEV_PERF_POLICY_TOTAL_APP_CLOCKS,
+    NVML_FI_DEV_PERF_POLICY_TOTAL_BASE_CLOCKS,
+    NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN,
+    NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN,
+    NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN,
+};
+
+const Missing kNotRead{Why::kAbsent, "not read in this sample"};
+
+}  // namespace
 
 Result<NvmlSession> NvmlSession::open(const Nvml& nvml) {
   const NvmlEntryPoints& api = nvml.api();
@@ -65,7 +88,7 @@ Reading<T> NvmlSession::ask(size_t index, Query query, Read read) {
   return reading;
 }
 
-DeviceTelemetry NvmlSession::read(size_t index) {
+DeviceTelemetry NvmlSession::read(size_t index, ReadSet parts) {
   DeviceTelemetry t;
   t.index = static_cast<unsigned>(index);
   const Reading<nvmlDevice_t>& handle = handles_.at(index);
@@ -107,26 +130,36 @@ DeviceTelemetry NvmlSession::read(size_t index) {
     return uint64_t{*reasons};
   });
 
-  // One field query for the eight policy counters, the three R580 clock-event counters and the
-  // energy counter.
-  auto fields = read_fields<12>(
-      nvml, device,
-      {NVML_FI_DEV_PERF_POLICY_POWER, NVML_FI_DEV_PERF_POLICY_THERMAL,
-       NVML_FI_DEV_PERF_POLICY_SYNC_BOOST, NVML_FI_DEV_PERF_POLICY_BOARD_LIMIT,
-       NVML_FI_DEV_PERF_POLICY_LOW_UTILIZATION, NVML_FI_DEV_PERF_POLICY_RELIABILITY,
-       NVML_FI_DEV_PERF_POLICY_TOTAL_APP_CLOCKS, NVML_FI_DEV_PERF_POLICY_TOTAL_BASE_CLOCKS,
-       NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN,
-       NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN,
-       NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN,
-       NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION});
-  t.policy = PolicyCounters{fields[0], fields[1], fields[2], fields[3],
-                            fields[4], fields[5], fields[6], fields[7]};
-  t.sw_thermal_ns = fields[8];
-  t.hw_thermal_ns = fields[9];
-  t.hw_power_brake_ns = fields[10];
-  t.total_energy_mj = fields[11];
-  fall_back_to_r575_counter_ids(nvml, device, branch_, t.sw_thermal_ns, t.hw_thermal_ns,
-                                t.hw_power_brake_ns);
+  // One field query for what `parts` asks of the eight policy counters, the three R580
+  // clock-event counters and the energy counter.
+  if (parts.counters) {
+    std::array<unsigned, 12> ids{};
+    std::copy(kCounterFields.begin(), kCounterFields.end(), ids.begin());
+    ids[11] = NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION;
+    std::array<Reading<uint64_t>, 12> fields;
+    if (parts.energy) {
+      fields = read_fields<12>(nvml, device, ids);
+    } else {
+      auto counters = read_fields<11>(nvml, device, kCounterFields);
+      std::copy(counters.begin(), counters.end(), fields.begin());
+      fields[11] = kNotRead;
+    }
+    t.policy = PolicyCounters{fields[0], fields[1], fields[2], fields[3],
+                              fields[4], fields[5], fields[6], fields[7]};
+    t.sw_thermal_ns = fields[8];
+    t.hw_thermal_ns = fields[9];
+    t.hw_power_brake_ns = fields[10];
+    t.total_energy_mj = fields[11];
+    fall_back_to_r575_counter_ids(nvml, device, branch_, t.sw_thermal_ns, t.hw_thermal_ns,
+                                  t.hw_power_brake_ns);
+  } else {
+    t.policy = PolicyCounters{kNotRead, kNotRead, kNotRead, kNotRead,
+                              kNotRead, kNotRead, kNotRead, kNotRead};
+    t.sw_thermal_ns = t.hw_thermal_ns = t.hw_power_brake_ns = kNotRead;
+    t.total_energy_mj = parts.energy
+                            ? read_fields<1>(nvml, device, {NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION})[0]
+                            : Reading<uint64_t>(kNotRead);
+  }
   t.processes =
       ask<std::vector<GpuProcess>>(index, kProcesses, [&] { return read_processes(nvml, device); });
   return t;

@@ -86,6 +86,8 @@ void summarize_gpus(const RunLog& log, Summary& out) {
   }
   std::map<int, const GpuSample*> previous;
   std::map<int, double> previous_ts;
+  std::map<int, const GpuSample*> counted_before;  // the latest sample with counters
+  std::map<int, double> counted_ts;
   std::map<int, double> counter_power;
   std::map<int, double> counter_slowed;
   std::map<int, double> reason_power;
@@ -102,16 +104,28 @@ void summarize_gpus(const RunLog& log, Summary& out) {
       if (!sum.first_temp_c) sum.first_temp_c = g.temp_c;
       keep_min(sum.min_sm_clock_mhz, g.sm_clock_mhz);
       keep_max(sum.max_sm_clock_mhz, g.sm_clock_mhz);
+      // The counters are read every few seconds: each step runs from the previous sample that
+      // carried them.
+      auto counted = counted_before.find(g.index);
+      if (!g.clock_event_counters_ns.empty() && counted != counted_before.end()) {
+        double interval = s.ts - counted_ts[g.index];
+        if (interval > 0) {
+          double interval_ns = interval * 1e9;
+          auto power = counter_step(*counted->second, g, is_power_counter, interval_ns);
+          auto slowed = counter_step(*counted->second, g, is_slowdown_counter, interval_ns);
+          if (power || slowed) any_counter[g.index] = true;
+          counter_power[g.index] += power.value_or(0) / 1e9;
+          counter_slowed[g.index] += slowed.value_or(0) / 1e9;
+        }
+      }
+      if (!g.clock_event_counters_ns.empty()) {
+        counted_before[g.index] = &g;
+        counted_ts[g.index] = s.ts;
+      }
       auto prev = previous.find(g.index);
       if (prev != previous.end()) {
         double interval = s.ts - previous_ts[g.index];
         if (interval > 0) {
-          double interval_ns = interval * 1e9;
-          auto power = counter_step(*prev->second, g, is_power_counter, interval_ns);
-          auto slowed = counter_step(*prev->second, g, is_slowdown_counter, interval_ns);
-          if (power || slowed) any_counter[g.index] = true;
-          counter_power[g.index] += power.value_or(0) / 1e9;
-          counter_slowed[g.index] += slowed.value_or(0) / 1e9;
           if (prev->second->clock_event_reasons) {
             any_reason[g.index] = true;
             uint64_t bits = *prev->second->clock_event_reasons;

@@ -110,8 +110,13 @@ struct GpuState {
   Episode plateau;
   Episode drop;
   std::array<Episode, kSlowdownGroups.size()> slowdown;
-  std::optional<double> previous_ts;
-  ClockCounters previous_counters;
+  // The latest sample that carried counters (the sampler reads them every few seconds), and
+  // what they showed for each slowdown group over the step that ended there: a sample without
+  // counters keeps that verdict until the next reading.
+  std::optional<double> counters_ts;
+  ClockCounters counters;
+  std::array<double, kSlowdownGroups.size()> counter_fraction{};
+  double counter_span_s = 0;
   unsigned peak_busy_sm_mhz = 0;
   std::optional<std::map<uint32_t, GpuProcessUse>> processes;  // none before the first list
 };
@@ -254,22 +259,27 @@ struct Detectors::State {
   void slowdown(const Sample& s, const GpuSample& g, GpuState& st, std::vector<Event>& out,
                 std::vector<std::string_view>& active_labels) {
     const DetectorConfig& c = config;
-    double dt = st.previous_ts ? s.ts - *st.previous_ts : 0;
+    bool fresh = !g.counters.empty();
+    double dt = fresh && st.counters_ts ? s.ts - *st.counters_ts : 0;
+    if (fresh) st.counter_span_s = dt;
     for (size_t i = 0; i < kSlowdownGroups.size(); ++i) {
       const SlowdownGroup& group = kSlowdownGroups[i];
       uint64_t bits = g.clock_event_reasons.value_or(0) & group.reason_bits;
-      double fraction = 0;
-      if (dt > 0) {
-        for (CounterField field : group.counters) {
-          if (field == nullptr) continue;
-          const auto& now = g.counters.*field;
-          const auto& before = st.previous_counters.*field;
-          // A counter that went backwards was reset (driver reload): no evidence either way.
-          if (!now || !before || *now < *before) continue;
-          fraction = std::max(fraction, static_cast<double>(*now - *before) / (dt * 1e9));
+      if (fresh) {
+        double fraction = 0;
+        if (dt > 0) {
+          for (CounterField field : group.counters) {
+            if (field == nullptr) continue;
+            const auto& now = g.counters.*field;
+            const auto& before = st.counters.*field;
+            // A counter that went backwards was reset (driver reload): no evidence either way.
+            if (!now || !before || *now < *before) continue;
+            fraction = std::max(fraction, static_cast<double>(*now - *before) / (dt * 1e9));
+          }
         }
+        st.counter_fraction[i] = std::min(fraction, 1.0);
       }
-      fraction = std::min(fraction, 1.0);
+      double fraction = st.counter_fraction[i];
       bool by_counter = fraction >= c.slowdown_min_fraction;
       bool active = bits != 0 || by_counter;
       if (active) active_labels.push_back(group.label);
@@ -280,7 +290,8 @@ struct Detectors::State {
       }
       if (by_counter) {
         std::string counted = fmt::format(
-            "NVML's counters show it for {:.0f}% of the last {:.1f} s", 100.0 * fraction, dt);
+            "NVML's counters show it for {:.0f}% of the last {:.1f} s", 100.0 * fraction,
+            st.counter_span_s);
         if (bits == 0 && g.clock_event_reasons && group.reason_bits != 0) {
           counted += " while the reason bits read none, as on a capped GB10";
         }
@@ -378,8 +389,10 @@ struct Detectors::State {
     slowdown(s, g, st, out, causes);
     clock_drop(s, g, st, out, causes);
     processes(s, g, st, out);
-    st.previous_ts = s.ts;
-    st.previous_counters = g.counters;
+    if (!g.counters.empty()) {
+      st.counters_ts = s.ts;
+      st.counters = g.counters;
+    }
   }
 
   void memory(const Sample& s, std::vector<Event>& out) {

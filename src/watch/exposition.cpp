@@ -208,6 +208,18 @@ void memory_families(const HostMemory& m, std::string& out) {
 
 }  // namespace
 
+Sample with_latest_counters(Sample sample, const std::optional<Sample>& before) {
+  if (!before) return sample;
+  for (GpuSample& g : sample.gpus) {
+    for (const GpuSample& old : before->gpus) {
+      if (old.index != g.index) continue;
+      if (g.counters.empty()) g.counters = old.counters;
+      if (!g.energy_mj) g.energy_mj = old.energy_mj;
+    }
+  }
+  return sample;
+}
+
 std::string escape_label_value(std::string_view value) {
   std::string out;
   out.reserve(value.size());

@@ -27,6 +27,11 @@ using EventCounts = std::map<std::pair<std::string, Severity>, uint64_t>;
 std::string render_exposition(const Header& header, const std::optional<Sample>& latest,
                               const EventCounts& events, uint64_t samples_total);
 
+// `sample` with the quantities the sampler reads only every few seconds (the clock-event
+// counters, the energy counter) taken from `before` where this sample has none, GPU by GPU, so
+// that a scrape between two readings still sees the counters, at their latest values.
+Sample with_latest_counters(Sample sample, const std::optional<Sample>& before);
+
 // A label value with \, " and newline escaped as the text format requires.
 std::string escape_label_value(std::string_view value);
 

@@ -303,7 +303,8 @@ ordered_json sample_to_json(const Sample& s) {
     put_fields(gpu, g, [](const auto& v, auto&& visit) { gpu_fields(v, visit); });
     ordered_json counters = ordered_json::object();
     put_fields(counters, g.counters, [](const auto& v, auto&& visit) { counter_fields(v, visit); });
-    gpu["clock_event_counters_ns"] = std::move(counters);
+    // Left out, as any value not read, in the samples between two readings of the counters.
+    if (!counters.empty()) gpu["clock_event_counters_ns"] = std::move(counters);
     if (g.processes) {
       gpu["processes"] = ordered_json::array();
       for (const GpuProcessUse& p : *g.processes) {

@@ -31,6 +31,13 @@ struct ClockCounters {
   std::optional<uint64_t> sw_thermal;
   std::optional<uint64_t> hw_thermal;
   std::optional<uint64_t> hw_power_brake;
+  // The sampler reads the counters together, every few seconds: a sample without them is
+  // empty here.
+  bool empty() const {
+    return !power && !thermal && !sync_boost && !board_limit && !low_util && !reliability &&
+           !total_app_clocks && !total_base_clocks && !sw_thermal && !hw_thermal &&
+           !hw_power_brake;
+  }
   bool operator==(const ClockCounters&) const = default;
 };
 

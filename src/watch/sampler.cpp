@@ -33,9 +33,10 @@ std::optional<T> optional_of(const Reading<T>& reading) {
 
 }  // namespace
 
-Sampler Sampler::open(const Result<gpu::Nvml>& nvml, const Root& root) {
+Sampler Sampler::open(const Result<gpu::Nvml>& nvml, const Root& root, SamplerOptions options) {
   Sampler sampler;
   sampler.root_ = root;
+  sampler.options_ = options;
   Header& h = sampler.header_;
   h.sparkdoc_version = kVersion;
 
@@ -175,14 +176,22 @@ void Sampler::name_processes(const gpu::DeviceTelemetry& t) {
   }
 }
 
+bool Sampler::due(std::optional<double> last, double ts, double interval_s) {
+  return !last || ts - *last >= interval_s - 0.05 || ts < *last;  // ts < last: the clock stepped
+}
+
 Sample Sampler::sample(double ts) {
   Sample s;
   s.ts = ts;
   std::vector<Unavailable>* missing = first_ ? &header_.unavailable : nullptr;
   std::set<uint32_t> listed;
   if (session_) {
+    gpu::ReadSet parts{due(counters_ts_, ts, options_.counter_interval_s),
+                       due(energy_ts_, ts, options_.energy_interval_s)};
+    if (parts.counters) counters_ts_ = ts;
+    if (parts.energy) energy_ts_ = ts;
     for (size_t i = 0; i < session_->device_count(); ++i) {
-      gpu::DeviceTelemetry t = session_->read(i);
+      gpu::DeviceTelemetry t = session_->read(i, parts);
       name_processes(t);
       s.gpus.push_back(convert(t, names_, missing));
       if (s.gpus.back().processes) {

@@ -1,6 +1,7 @@
 // Reads samples from the machine: NVML through one session kept open for the whole watch
 // (gpu/telemetry.h), /proc/meminfo and /proc/pressure/memory under a Root. Per sample it asks
-// NVML about a dozen questions per GPU, reads two small /proc files, and reads
+// NVML seven quick questions and the process list per GPU (the counters only every few
+// seconds, see SamplerOptions), reads two small /proc files, and reads
 // /proc/PID/comm only for a PID it has not named before: no dlopen, no process scan.
 // Threading: one thread.
 #pragma once
@@ -19,13 +20,23 @@
 
 namespace sparkdoc::watch {
 
+// How often the costly NVML readings are taken (gpu::ReadSet). The counters are cumulative, so
+// reading them every few seconds loses no time, only resolution: a sample in between carries
+// none of them, and the detectors and the run report measure each counter step over the time
+// between the two samples that have it. The first sample reads everything.
+struct SamplerOptions {
+  double counter_interval_s = 5;  // the clock-event counters (about 0.9 ms of CPU on an H200)
+  double energy_interval_s = 30;  // the energy counter (about 5.3 ms on an H200)
+};
+
 class Sampler {
  public:
   // Reads the GPUs' fixed facts once (names, UUIDs, power limits, the platform), then opens
   // the NVML session. `nvml` may hold an error (no driver): the sampler then reads the host's
   // memory only, and the header's "unavailable" list says why there are no GPUs. `nvml` must
   // outlive the sampler.
-  static Sampler open(const Result<gpu::Nvml>& nvml, const Root& root);
+  static Sampler open(const Result<gpu::Nvml>& nvml, const Root& root,
+                      SamplerOptions options = {});
 
   // The header facts; the caller sets started_ts and interval_s. After the first sample it also
   // lists what that sample could not read, and why.
@@ -46,7 +57,14 @@ class Sampler {
   HostMemory read_host_memory(std::vector<Unavailable>* missing) const;
   void name_processes(const gpu::DeviceTelemetry& telemetry);
 
+  // Whether a sample stamped `ts` is due for a part last read at `last` (a small tolerance
+  // absorbs the jitter of a 1 s schedule).
+  static bool due(std::optional<double> last, double ts, double interval_s);
+
   Root root_;
+  SamplerOptions options_;
+  std::optional<double> counters_ts_;  // when the counters, and the energy, were last read
+  std::optional<double> energy_ts_;
   Header header_;
   std::optional<gpu::NvmlSession> session_;
   std::map<uint32_t, std::optional<std::string>> names_;  // /proc/PID/comm, by PID

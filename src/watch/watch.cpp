@@ -171,7 +171,8 @@ class Outputs {
       ++event_counts_[{e.kind, e.severity}];
     }
     if (server_) {
-      server_->publish(render_exposition(header_, sample, event_counts_, samples_));
+      shown_ = with_latest_counters(sample, shown_);
+      server_->publish(render_exposition(header_, shown_, event_counts_, samples_));
     }
     show(sample, events);
   }
@@ -240,6 +241,7 @@ class Outputs {
   std::optional<Detectors> detectors_;
   EventCounts event_counts_;
   uint64_t samples_ = 0;
+  std::optional<Sample> shown_;  // what the endpoint serves: the latest sample, counters kept
   size_t block_lines_ = 0;
 };
 
@@ -250,7 +252,9 @@ int run_watch(const WatchOptions& options, std::FILE* out, std::FILE* err) {
   Outputs outputs(options, out, err);
   if (!outputs.open()) return 2;
 
-  Sampler sampler = Sampler::open(gpu::Nvml::instance(), options.root);
+  Sampler sampler =
+      Sampler::open(gpu::Nvml::instance(), options.root,
+                    SamplerOptions{options.counter_interval_s, 6 * options.counter_interval_s});
   auto start = std::chrono::steady_clock::now();
   double started = wall_now();
   Sample first = sampler.sample(started);

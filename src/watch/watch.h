@@ -26,6 +26,9 @@ struct WatchOptions {
   std::string log_path;  // empty: no log
   std::string csv_path;  // empty: no CSV
   std::optional<ListenAddress> listen;
+  // How often the costly counters are read (SamplerOptions); the energy counter at six times
+  // this. 0: at every sample.
+  double counter_interval_s = 5;
   Output output = Output::kAuto;
   Root root;  // /proc is read under it (fixture trees in tests)
 };

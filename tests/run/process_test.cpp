@@ -129,8 +129,10 @@ TEST(Process, TheGateTakesSignalsOneAtATime) {
 TEST(Process, TheCommandDoesNotInheritTheBlockedSignals) {
   SignalGate gate;
   ChildSpec spec;
-  // SigBlk of the command: the mask sparkdoc had before the gate (none blocked here).
-  spec.argv = {"sh", "-c", "grep -q '^SigBlk:[[:space:]]*0*$' /proc/$$/status"};
+  // SigBlk of the command: the mask sparkdoc had before the gate (none blocked here). grep
+  // reads its own status after `exec`: reading the shell's from a forked grep raced with the
+  // shell blocking signals around its fork.
+  spec.argv = {"sh", "-c", "exec grep -q '^SigBlk:[[:space:]]*0*$' /proc/self/status"};
   spec.env = plain_env();
   spec.low_io_priority = false;
   auto started = start_child(spec, gate.outside_mask());

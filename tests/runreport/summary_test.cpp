@@ -85,6 +85,22 @@ TEST(Summary, ACounterResetCountsNothingAndAStepIsCappedAtItsInterval) {
   EXPECT_DOUBLE_EQ(*s.power_capped_s, 1);
 }
 
+// watch reads the counters every few seconds: samples between carry none, and each step runs
+// from the previous sample that had them.
+TEST(Summary, CountersEveryFewSamplesAreCountedOverTheirSpan) {
+  RunLog log = parse_log(
+      "{\"type\":\"sample\",\"ts\":0,\"gpus\":[{\"clock_event_counters_ns\":{\"power\":0}}]}\n"
+      "{\"type\":\"sample\",\"ts\":1,\"gpus\":[{\"power_w\":99}]}\n"
+      "{\"type\":\"sample\",\"ts\":2,\"gpus\":[{\"power_w\":99}]}\n"
+      "{\"type\":\"sample\",\"ts\":5,\"gpus\":[{\"clock_event_counters_ns\":{\"power\":4000000000}"
+      "}]}\n"
+      "{\"type\":\"sample\",\"ts\":6,\"gpus\":[{\"power_w\":99}]}\n");
+  Summary s = summarize(log);
+  ASSERT_EQ(s.gpus.size(), 1u);
+  EXPECT_EQ(s.gpus[0].throttle_source, "clock-event counters");
+  EXPECT_DOUBLE_EQ(*s.power_capped_s, 4);
+}
+
 TEST(Summary, AnEmptyLogSaysSo) {
   Summary s = summarize(parse_log(""));
   EXPECT_FALSE(s.peak_gpu_mem_bytes);

@@ -98,6 +98,21 @@ TEST(ClockSlowdown, CounterDeltaFiresWhileTheReasonBitsReadNone) {
   EXPECT_THAT(events[0].message, HasSubstr("reason bits read none"));
 }
 
+// The sampler reads the counters every 5 s at a 1 s interval: the step is measured over the
+// 5 s between two readings, and the samples between keep that verdict without a second event.
+TEST(ClockSlowdown, CountersEveryFewSamplesAreMeasuredOverTheirOwnSpan) {
+  std::vector<Sample> samples;
+  for (int i = 0; i <= 15; ++i) {
+    GpuSample g = busy_gpu(98, 60);
+    if (i % 5 == 0) g.counters.power = i >= 10 ? 4'500'000'000ull : 0;  // 90% of 5 s, at 10
+    samples.push_back(at(1.0 * i, g));
+  }
+  auto events = detect(DetectorConfig{}, samples);
+  ASSERT_EQ(kinds(events), std::vector<std::string>{"clock_slowdown"});
+  EXPECT_EQ(events[0].sample, 10u);
+  EXPECT_THAT(events[0].message, HasSubstr("90% of the last 5.0 s"));
+}
+
 TEST(ClockSlowdown, ReasonBitFiresAndOneEpisodeFiresOnce) {
   std::vector<Sample> samples;
   for (int i = 0; i < 10; ++i) {

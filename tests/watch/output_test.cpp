@@ -124,6 +124,25 @@ TEST(Exposition, FbUsedIsInMiBAsDcgmWritesIt) {
   EXPECT_THAT(render_exposition(gb10_header(), s, {}, 1), HasSubstr("} 3072\n"));
 }
 
+// Between two counter readings a scrape still sees the counters, at their latest values; a
+// quantity read now is never replaced by an older one.
+TEST(Exposition, CountersKeepTheirLatestReadingBetweenReadings) {
+  Sample read = gb10_sample();
+  read.gpus[0].counters.power = 7'000'000'000ull;
+  read.gpus[0].energy_mj = 123456;
+  Sample between = gb10_sample();
+  between.gpus[0].counters = ClockCounters{};
+  between.gpus[0].energy_mj.reset();
+  between.gpus[0].power_w = 42.5;
+  Sample shown = with_latest_counters(between, read);
+  EXPECT_EQ(shown.gpus[0].counters, read.gpus[0].counters);
+  EXPECT_EQ(shown.gpus[0].energy_mj, 123456u);
+  EXPECT_EQ(shown.gpus[0].power_w, 42.5);
+  EXPECT_THAT(render_exposition(gb10_header(), shown, {}, 2),
+              HasSubstr("DCGM_FI_DEV_POWER_VIOLATION"));
+  EXPECT_EQ(with_latest_counters(between, std::nullopt), between);
+}
+
 TEST(Exposition, LabelValuesAreEscaped) {
   EXPECT_EQ(escape_label_value("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
 }

@@ -54,14 +54,16 @@ struct Replay {
   std::vector<Sample> samples;
 };
 
-Replay replay_throttle_trace(size_t steps) {
+// Every quantity at every step, unless `options` says otherwise.
+Replay replay_throttle_trace(size_t steps, SamplerOptions options = {0, 0},
+                             double step_s = kStepS) {
   setenv("SPARKDOC_FAKE_GPU_FIXTURE", fixture("gpu/gb10-throttle-trace.json").c_str(), 1);
   static const Result<gpu::Nvml> nvml = gpu::Nvml::load(SPARKDOC_FAKE_NVML);
   Replay r;
   {
-    Sampler sampler = Sampler::open(nvml, Root(fixture("procfs/gb10-watch")));
+    Sampler sampler = Sampler::open(nvml, Root(fixture("procfs/gb10-watch")), options);
     for (size_t i = 0; i < steps; ++i) {
-      r.samples.push_back(sampler.sample(kStart + kStepS * static_cast<double>(i)));
+      r.samples.push_back(sampler.sample(kStart + step_s * static_cast<double>(i)));
     }
     r.header = sampler.header();
   }
@@ -111,6 +113,26 @@ TEST(Trace, SamplerReadsEachStepOfTheTrace) {
     }
   }
   EXPECT_TRUE(mem_used_listed);
+}
+
+// At watch's defaults the counters are read every 5 s (every step of this 5 s trace) and the
+// energy every 30 s; the first sample reads everything and lists no gap for what a later one
+// skipped, and the detectors fire as when everything is read.
+TEST(Trace, DefaultCadenceReadsTheCostlyCountersLessOften) {
+  Replay r = replay_throttle_trace(40, SamplerOptions{});
+  for (size_t i = 0; i < r.samples.size(); ++i) {
+    const GpuSample& g = r.samples[i].gpus.at(0);
+    EXPECT_FALSE(g.counters.empty()) << "sample " << i;
+    EXPECT_EQ(g.energy_mj.has_value(), i % 6 == 0) << "sample " << i;
+  }
+  for (const Unavailable& u : r.header.unavailable) EXPECT_NE(u.field, "energy_mj");
+  EXPECT_EQ(fired(detect(detector_config(r.header), r.samples)), expected("gb10-throttle-trace"));
+
+  // Samples 1 s apart: the counters at every fifth.
+  Replay fast = replay_throttle_trace(12, SamplerOptions{}, 1.0);
+  for (size_t i = 0; i < fast.samples.size(); ++i) {
+    EXPECT_EQ(fast.samples[i].gpus.at(0).counters.empty(), i % 5 != 0) << "sample " << i;
+  }
 }
 
 // What a log records, judged again, gives the events the live run gave.

@@ -123,7 +123,8 @@ std::vector<json> log_records(const std::string& path) {
 
 TEST(WatchCli, JsonStreamCarriesTheTracesEventsAtTheirSamples) {
   Outcome r =
-      run_shell(watch_command("gb10-throttle-trace.json", "--count 36 --interval 50ms --json"));
+      run_shell(watch_command("gb10-throttle-trace.json",
+                               "--count 36 --interval 50ms --counter-interval 0 --json"));
   ASSERT_EQ(r.status, 0) << r.out;
   std::vector<std::tuple<size_t, std::string, std::string>> events;
   size_t samples = 0;
