@@ -226,6 +226,15 @@ Result<GpuCode> bare_cubin(ByteSource& source, std::string_view name) {
 }
 
 void append(GpuCode& into, GpuCode&& part) {
+  if (into.containers.empty() && into.entries.empty()) {
+    // The usual case, one section with GPU code: take its vectors instead of copying them (on
+    // a large library the copy doubled the reader's peak memory).
+    into.containers = std::move(part.containers);
+    into.entries = std::move(part.entries);
+    return;
+  }
+  into.containers.reserve(into.containers.size() + part.containers.size());
+  into.entries.reserve(into.entries.size() + part.entries.size());
   const auto container_base = static_cast<uint32_t>(into.containers.size());
   const auto entry_base = static_cast<uint32_t>(into.entries.size());
   for (FatbinContainer& container : part.containers) {
