@@ -52,7 +52,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // Whole files: host ELF section selection, bare fatbins and cubins.
   auto file = parse_gpu_code(bytes, "fuzz.so");
   if (file) {
-    const size_t listed = list_elf_and_ptx(*file, "fuzz.so").size();
+    size_t listed = list_elf_and_ptx(*file, "fuzz.so").size();
+    listed += judge(*file, ComputeCapability{12, 1}).sass_targets.size();
     (void)listed;
   }
 

@@ -8,12 +8,14 @@
 #include <chrono>
 #include <map>
 #include <set>
+#include <span>
 #include <thread>
 
 #include "audit/rules.h"
 #include "audit/scan.h"
 #include "core/cuda_sonames.h"
 #include "core/paths.h"
+#include "elf/compat.h"
 #include "elf/dynamic.h"
 #include "elf/fatbin.h"
 #include "elf/listing.h"
@@ -92,23 +94,23 @@ FileAudit audit_file(const AuditOptions& options, const elf::LoaderModel& loader
     out.needs.push_back(std::move(r));
   }
   out.cuda_majors.assign(majors.begin(), majors.end());
-  auto code = elf::read_gpu_code(path);
-  if (!code) {
-    out.error = code.error().message;
+  // Judged container by container as the file is read: a large library's entries are never
+  // all in memory at once. Without a target the builder's run verdicts go unused.
+  elf::VerdictBuilder builder(options.target.value_or(elf::ComputeCapability{}));
+  auto kind = elf::scan_gpu_code(
+      path, [&](const elf::FatbinContainer* container,
+                std::span<const elf::FatbinEntry> entries) { builder.add(container, entries); });
+  if (!kind) {
+    out.error = kind.error().message;
     return out;
   }
-  const elf::FatbinSection listed = elf::cuobjdump_section(*code);
-  std::set<std::string> sass;
-  std::set<std::string> ptx;
-  for (const elf::FatbinEntry& e : code->entries) {
-    if (e.section != listed) continue;
-    if (e.kind == elf::EntryKind::kElf) sass.insert(elf::sass_name(elf::entry_target(e)));
-    if (e.kind == elf::EntryKind::kPtx) ptx.insert(elf::ptx_name(elf::entry_target(e)));
-  }
-  out.gpu_code = !sass.empty() || !ptx.empty();
-  out.sass_targets.assign(sass.begin(), sass.end());
-  out.ptx_targets.assign(ptx.begin(), ptx.end());
-  if (out.gpu_code && options.target) out.verdict = elf::judge(*code, *options.target);
+  elf::GpuCodeVerdict verdict = builder.verdict(builder.listed_section(*kind));
+  for (elf::GpuTarget t : verdict.sass_targets) out.sass_targets.push_back(elf::sass_name(t));
+  for (elf::GpuTarget t : verdict.ptx_targets) out.ptx_targets.push_back(elf::ptx_name(t));
+  std::sort(out.sass_targets.begin(), out.sass_targets.end());
+  std::sort(out.ptx_targets.begin(), out.ptx_targets.end());
+  out.gpu_code = !out.sass_targets.empty() || !out.ptx_targets.empty();
+  if (out.gpu_code && options.target) out.verdict = std::move(verdict);
   return out;
 }
 

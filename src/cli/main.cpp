@@ -17,8 +17,8 @@ namespace {
 // glibc gives each thread that allocates its own malloc arena, with about a megabyte of touched
 // memory apiece: the audit's reader threads (in check, snapshot, audit and run's preflight) and
 // NVML's threads. Two arenas serve these short, mostly single-threaded commands as fast: the
-// audit of an 879-file tree with four readers peaked at 13.3 MB (median of seven) with glibc's
-// default and 11.5 MB with two arenas, in the same 0.06-0.07 s (docs/BENCHMARKS.md). load and
+// audit of an 879-file tree with four readers peaked at 12.7 MB (median of seven) with glibc's
+// default and 11.4 MB with two arenas, in the same 0.06-0.07 s (docs/BENCHMARKS.md). load and
 // bw, whose threads move data, keep glibc's default.
 void limit_malloc_arenas() {
   mallopt(M_ARENA_MAX, 2);

@@ -137,54 +137,92 @@ std::string_view verdict_name(RunVerdict verdict) {
   return "?";
 }
 
-GpuCodeVerdict judge(const GpuCode& code, ComputeCapability device) {
-  GpuCodeVerdict verdict;
-  // One slot per container, plus one for entries outside any container (a bare cubin).
-  std::vector<uint8_t> best(code.containers.size() + 1, kUseNone);
-  std::vector<bool> judged(best.size(), false);
-  bool any_entry = false;
-  Use best_overall = kUseNone;
-  const FatbinSection listed = cuobjdump_section(code);
-  for (const FatbinEntry& entry : code.entries) {
-    if (entry.section != listed) continue;
-    any_entry = true;
-    const size_t slot =
-        entry.container_index < code.containers.size() ? entry.container_index : best.size() - 1;
-    judged[slot] = true;
+void VerdictBuilder::add(const FatbinContainer* container, std::span<const FatbinEntry> entries) {
+  if (container != nullptr) {
+    if (!first_container_section_) first_container_section_ = container->section;
+    part(container->section).has_container = true;
+  }
+  if (entries.empty()) return;
+  Part& p = part(entries.front().section);
+  p.any_entry = true;
+  uint8_t best = kUseNone;
+  for (const FatbinEntry& entry : entries) {
     const GpuTarget target = entry_target(entry);
-    if (entry.kind == EntryKind::kElf) insert_sorted(verdict.sass_targets, target);
-    if (entry.kind == EntryKind::kPtx) insert_sorted(verdict.ptx_targets, target);
-    const EntryUse use = entry_use_on(entry, device);
+    if (entry.kind == EntryKind::kElf) insert_sorted(p.verdict.sass_targets, target);
+    if (entry.kind == EntryKind::kPtx) insert_sorted(p.verdict.ptx_targets, target);
+    const EntryUse use = entry_use_on(entry, device_);
     if (use == EntryUse::kNone) continue;
-    const Use rank = use == EntryUse::kSass ? kUseSass : kUsePtx;
-    best[slot] = std::max<uint8_t>(best[slot], rank);
-    best_overall = std::max(best_overall, rank);
-    if (allows_block_scaled_fp4(target)) verdict.nvfp4 = true;
+    best = std::max<uint8_t>(best, use == EntryUse::kSass ? kUseSass : kUsePtx);
+    if (allows_block_scaled_fp4(target)) p.verdict.nvfp4 = true;
   }
-  for (size_t slot = 0; slot < best.size(); ++slot) {
-    if (!judged[slot]) continue;
-    switch (best[slot]) {
-      case kUseSass:
-        ++verdict.containers_sass;
-        break;
-      case kUsePtx:
-        ++verdict.containers_ptx_only;
-        break;
-      default:
-        ++verdict.containers_none;
-        break;
-    }
+  p.best = std::max(p.best, best);
+  switch (best) {
+    case kUseSass:
+      ++p.verdict.containers_sass;
+      break;
+    case kUsePtx:
+      ++p.verdict.containers_ptx_only;
+      break;
+    default:
+      ++p.verdict.containers_none;
+      break;
   }
-  if (!any_entry) {
-    verdict.run = RunVerdict::kNoGpuCode;
-  } else if (best_overall == kUseSass) {
-    verdict.run = RunVerdict::kSass;
-  } else if (best_overall == kUsePtx) {
-    verdict.run = RunVerdict::kPtxJitOnly;
+}
+
+FatbinSection VerdictBuilder::listed_section(GpuFileKind kind) const {
+  switch (kind) {
+    case GpuFileKind::kFatbin:
+      return first_container_section_.value_or(FatbinSection::kFatbinFile);
+    case GpuFileKind::kCubin:
+      return FatbinSection::kCubinFile;
+    case GpuFileKind::kLinkedElf:
+    case GpuFileKind::kRelocatableElf:
+      break;
+  }
+  return parts_[static_cast<size_t>(FatbinSection::kNvFatbin)].has_container
+             ? FatbinSection::kNvFatbin
+             : FatbinSection::kNvRelfatbin;
+}
+
+GpuCodeVerdict VerdictBuilder::verdict(FatbinSection section) const {
+  const Part& p = parts_[static_cast<size_t>(section)];
+  GpuCodeVerdict v = p.verdict;
+  if (!p.any_entry) {
+    v.run = RunVerdict::kNoGpuCode;
+  } else if (p.best == kUseSass) {
+    v.run = RunVerdict::kSass;
+  } else if (p.best == kUsePtx) {
+    v.run = RunVerdict::kPtxJitOnly;
   } else {
-    verdict.run = RunVerdict::kDoesNotRun;
+    v.run = RunVerdict::kDoesNotRun;
   }
-  return verdict;
+  return v;
+}
+
+GpuCodeVerdict judge(const GpuCode& code, ComputeCapability device) {
+  // Entries come grouped by container (read_gpu_code's order): each run of one container index
+  // and section is that container's entries. Only the listed section's are judged, as
+  // cuobjdump lists them.
+  VerdictBuilder builder(device);
+  const FatbinSection listed = cuobjdump_section(code);
+  size_t begin = 0;
+  while (begin < code.entries.size()) {
+    const FatbinEntry& first = code.entries[begin];
+    size_t end = begin + 1;
+    while (end < code.entries.size() &&
+           code.entries[end].container_index == first.container_index &&
+           code.entries[end].section == first.section) {
+      ++end;
+    }
+    if (first.section == listed) {
+      const FatbinContainer* container = first.container_index < code.containers.size()
+                                             ? &code.containers[first.container_index]
+                                             : nullptr;
+      builder.add(container, std::span<const FatbinEntry>(code.entries.data() + begin, end - begin));
+    }
+    begin = end;
+  }
+  return builder.verdict(listed);
 }
 
 }  // namespace sparkdoc::elf

@@ -20,8 +20,10 @@
 // Pure functions; thread-safe.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -94,5 +96,38 @@ struct GpuCodeVerdict {
 // __nv_relfatbin of a linked file is not established (reference §1.1); callers that care
 // report those entries apart.
 GpuCodeVerdict judge(const GpuCode& code, ComputeCapability device);
+
+// judge() one container at a time, for files read with scan_gpu_code (fatbin.h), which keeps no
+// entries: a running verdict per fatbin section, and at the end the section cuobjdump lists.
+// judge() is this over a whole GpuCode.
+class VerdictBuilder {
+ public:
+  explicit VerdictBuilder(ComputeCapability device) : device_(device) {}
+
+  // One container's entries, all of its section (container null: entries outside any
+  // container, as a bare cubin's). A container without entries counts for the choice of
+  // section and for nothing else.
+  void add(const FatbinContainer* container, std::span<const FatbinEntry> entries);
+
+  // The section cuobjdump lists for a file of `kind` holding what was added: cuobjdump_section's
+  // rule (listing.h).
+  FatbinSection listed_section(GpuFileKind kind) const;
+
+  // The verdict over what was added of `section`.
+  GpuCodeVerdict verdict(FatbinSection section) const;
+
+ private:
+  struct Part {
+    GpuCodeVerdict verdict;
+    bool has_container = false;
+    bool any_entry = false;
+    uint8_t best = 0;  // the best use of any entry
+  };
+  Part& part(FatbinSection section) { return parts_[static_cast<size_t>(section)]; }
+
+  ComputeCapability device_;
+  std::array<Part, 4> parts_{};  // by FatbinSection
+  std::optional<FatbinSection> first_container_section_;
+};
 
 }  // namespace sparkdoc::elf

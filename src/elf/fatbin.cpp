@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <functional>
 #include <utility>
 
 #include "elf/byte_source.h"
@@ -146,11 +147,19 @@ Result<FatbinEntry> parse_entry(ByteSource& source, uint64_t at, uint64_t contai
   return entry;
 }
 
-// The containers in [begin, end) of `source`.
-Result<GpuCode> walk_containers(ByteSource& source, uint64_t begin, uint64_t end,
-                                FatbinSection section, uint64_t shift) {
-  GpuCode code;
-  code.file_kind = GpuFileKind::kFatbin;
+// Where walked containers go, with the running counts that number them from the start of
+// the file.
+struct Walk {
+  explicit Walk(const GpuCodeSink& to) : sink(to) {}
+  const GpuCodeSink& sink;
+  uint32_t containers = 0;
+  uint32_t entries = 0;
+  std::vector<FatbinEntry> buffer;  // the container being read; reused
+};
+
+// The containers in [begin, end) of `source`, each handed to walk.sink once read.
+Result<void> walk_containers(ByteSource& source, uint64_t begin, uint64_t end,
+                             FatbinSection section, uint64_t shift, Walk& walk) {
   if (end - begin <= kWholeSectionBytes) source.prefetch(begin, end - begin);
   uint64_t at = begin;
   while (end - at >= 4) {
@@ -184,23 +193,33 @@ Result<GpuCode> walk_containers(ByteSource& source, uint64_t begin, uint64_t end
                       "are left",
                       shift + at, container.fat_size_bytes, end - at));
     }
-    const auto container_index = static_cast<uint32_t>(code.containers.size());
-    container.first_entry = static_cast<uint32_t>(code.entries.size());
+    container.first_entry = walk.entries;
+    walk.buffer.clear();
     const uint64_t container_end = at + container.header_size_bytes + container.fat_size_bytes;
     uint64_t entry_at = at + container.header_size_bytes;
     while (entry_at < container_end) {
       auto entry = parse_entry(source, entry_at, container_end, shift);
       if (!entry) return tl::unexpected(std::move(entry.error()));
       entry->section = section;
-      entry->container_index = container_index;
+      entry->container_index = walk.containers;
       entry_at += entry->header_size_bytes + entry->payload_size_bytes;
-      code.entries.push_back(std::move(*entry));
+      walk.buffer.push_back(std::move(*entry));
     }
-    container.entry_count = static_cast<uint32_t>(code.entries.size()) - container.first_entry;
-    code.containers.push_back(container);
+    container.entry_count = static_cast<uint32_t>(walk.buffer.size());
+    walk.sink(&container, walk.buffer);
+    ++walk.containers;
+    walk.entries += container.entry_count;
     at = container_end;
   }
-  return code;
+  return {};
+}
+
+// A sink that keeps everything, for the readers that return a whole GpuCode.
+GpuCodeSink collect_into(GpuCode& code) {
+  return [&code](const FatbinContainer* container, std::span<const FatbinEntry> entries) {
+    if (container != nullptr) code.containers.push_back(*container);
+    code.entries.insert(code.entries.end(), entries.begin(), entries.end());
+  };
 }
 
 uint16_t u16_in_order(Bytes data, uint64_t at, bool big_endian) {
@@ -208,7 +227,7 @@ uint16_t u16_in_order(Bytes data, uint64_t at, bool big_endian) {
   return big_endian ? static_cast<uint16_t>((little >> 8) | (little << 8)) : little;
 }
 
-Result<GpuCode> bare_cubin(ByteSource& source, std::string_view name) {
+Result<void> bare_cubin(ByteSource& source, std::string_view name, const GpuCodeSink& sink) {
   auto cubin = inspect_cubin_at(source, 0, source.size());
   if (!cubin) return fail(fmt::format("{}: {}", name, cubin.error().message));
   FatbinEntry entry;
@@ -219,60 +238,40 @@ Result<GpuCode> bare_cubin(ByteSource& source, std::string_view name) {
   entry.arch = cubin->sm;
   entry.arch_specific = cubin->arch_specific;
   entry.cubin = *cubin;
-  GpuCode code;
-  code.file_kind = GpuFileKind::kCubin;
-  code.entries.push_back(std::move(entry));
-  return code;
-}
-
-void append(GpuCode& into, GpuCode&& part) {
-  if (into.containers.empty() && into.entries.empty()) {
-    // The usual case, one section with GPU code: take its vectors instead of copying them (on
-    // a large library the copy doubled the reader's peak memory).
-    into.containers = std::move(part.containers);
-    into.entries = std::move(part.entries);
-    return;
-  }
-  into.containers.reserve(into.containers.size() + part.containers.size());
-  into.entries.reserve(into.entries.size() + part.entries.size());
-  const auto container_base = static_cast<uint32_t>(into.containers.size());
-  const auto entry_base = static_cast<uint32_t>(into.entries.size());
-  for (FatbinContainer& container : part.containers) {
-    container.first_entry += entry_base;
-    into.containers.push_back(container);
-  }
-  for (FatbinEntry& entry : part.entries) {
-    entry.container_index += container_base;
-    into.entries.push_back(std::move(entry));
-  }
+  sink(nullptr, std::span<const FatbinEntry>(&entry, 1));
+  return {};
 }
 
 // `sections` reads the section table of the host ELF file behind `source`: through libelf on
 // the path for files, on the bytes for images in memory.
 template <class SectionReader>
-Result<GpuCode> gpu_code_of(ByteSource& source, std::string_view name, SectionReader&& sections) {
+Result<GpuFileKind> scan(ByteSource& source, std::string_view name, SectionReader&& sections,
+                         const GpuCodeSink& sink) {
   const uint64_t size = source.size();
   auto head = source.fetch(0, std::min<uint64_t>(size, 20));
   if (!head) return fail(fmt::format("{}: {}", name, head.error().message));
   const Bytes ident = *head;
+  Walk walk(sink);
   if (fits(ident.size(), 0, 4) && bytes::u32(ident, 0) == kFatbinMagic) {
-    auto code = walk_containers(source, 0, size, FatbinSection::kFatbinFile, 0);
-    if (!code) return fail(fmt::format("{}: {}", name, code.error().message));
-    return code;
+    auto walked = walk_containers(source, 0, size, FatbinSection::kFatbinFile, 0, walk);
+    if (!walked) return fail(fmt::format("{}: {}", name, walked.error().message));
+    return GpuFileKind::kFatbin;
   }
   if (!fits(ident.size(), 0, 20) || bytes::u32(ident, 0) != 0x464c457f) {
     return fail(fmt::format("{}: not an ELF, fatbin or cubin file", name));
   }
   const bool big_endian = bytes::u8(ident, 5) == 2;
-  if (u16_in_order(ident, 0x12, big_endian) == kEmCuda) return bare_cubin(source, name);
+  if (u16_in_order(ident, 0x12, big_endian) == kEmCuda) {
+    auto read = bare_cubin(source, name, sink);
+    if (!read) return tl::unexpected(std::move(read.error()));
+    return GpuFileKind::kCubin;
+  }
   const GpuFileKind kind = u16_in_order(ident, 0x10, big_endian) == kEtRel
                                ? GpuFileKind::kRelocatableElf
                                : GpuFileKind::kLinkedElf;
 
   auto table = sections();
   if (!table) return tl::unexpected(std::move(table.error()));
-  GpuCode code;
-  code.file_kind = kind;
   for (const SectionInfo& info : *table) {
     FatbinSection section;
     if (info.name == ".nv_fatbin") {
@@ -289,11 +288,20 @@ Result<GpuCode> gpu_code_of(ByteSource& source, std::string_view name, SectionRe
                       "{}-byte file",
                       name, info.name, info.file_offset, info.size_bytes, size));
     }
-    auto part =
-        walk_containers(source, info.file_offset, info.file_offset + info.size_bytes, section, 0);
-    if (!part) return fail(fmt::format("{}: {}: {}", name, info.name, part.error().message));
-    append(code, std::move(*part));
+    auto walked = walk_containers(source, info.file_offset, info.file_offset + info.size_bytes,
+                                  section, 0, walk);
+    if (!walked) return fail(fmt::format("{}: {}: {}", name, info.name, walked.error().message));
   }
+  return kind;
+}
+
+// scan() into one GpuCode.
+template <class SectionReader>
+Result<GpuCode> gpu_code_of(ByteSource& source, std::string_view name, SectionReader&& sections) {
+  GpuCode code;
+  auto kind = scan(source, name, std::forward<SectionReader>(sections), collect_into(code));
+  if (!kind) return tl::unexpected(std::move(kind.error()));
+  code.file_kind = *kind;
   return code;
 }
 
@@ -312,7 +320,13 @@ Result<GpuCode> parse_fatbin_section(std::span<const std::byte> bytes, FatbinSec
                                      uint64_t base_offset) {
   try {
     MemorySource source(bytes);
-    return walk_containers(source, 0, bytes.size(), section, base_offset);
+    GpuCode code;
+    code.file_kind = GpuFileKind::kFatbin;
+    GpuCodeSink sink = collect_into(code);
+    Walk walk(sink);
+    auto walked = walk_containers(source, 0, bytes.size(), section, base_offset, walk);
+    if (!walked) return tl::unexpected(std::move(walked.error()));
+    return code;
   } catch (const std::exception& e) {
     return fail(fmt::format("fatbin: {}", e.what()));
   }
@@ -330,6 +344,16 @@ Result<GpuCode> read_gpu_code(const std::string& path) {
     auto file = FileSource::open(path);
     if (!file) return tl::unexpected(std::move(file.error()));
     return gpu_code_of(*file, path, [&] { return read_sections(path); });
+  } catch (const std::exception& e) {
+    return fail(fmt::format("{}: {}", path, e.what()));
+  }
+}
+
+Result<GpuFileKind> scan_gpu_code(const std::string& path, const GpuCodeSink& sink) {
+  try {
+    auto file = FileSource::open(path);
+    if (!file) return tl::unexpected(std::move(file.error()));
+    return scan(*file, path, [&] { return read_sections(path); }, sink);
   } catch (const std::exception& e) {
     return fail(fmt::format("{}: {}", path, e.what()));
   }

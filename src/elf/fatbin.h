@@ -20,6 +20,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -145,6 +146,17 @@ Result<GpuCode> parse_fatbin_section(const void* data, size_t size,
 // when it cannot be opened, kError for anything else (not ELF, a section beyond the end of the
 // file, malformed fatbin data).
 Result<GpuCode> read_gpu_code(const std::string& path);
+
+// A file's GPU code as it is read, one container at a time: `container` is null for the lone
+// entry of a bare cubin, which has none. Container and entry indices count from the start of
+// the file, as in read_gpu_code's GpuCode. `entries` is valid only during the call.
+using GpuCodeSink =
+    std::function<void(const FatbinContainer* container, std::span<const FatbinEntry> entries)>;
+
+// read_gpu_code without keeping the entries: each container goes to `sink` as soon as it is
+// read, so memory stays at one container's entries whatever the file's size. Returns the
+// file's kind. Errors as read_gpu_code's; the sink may have had some containers before one.
+Result<GpuFileKind> scan_gpu_code(const std::string& path, const GpuCodeSink& sink);
 
 // The same for a whole file image in memory (the fuzzer's entry point; tests).
 Result<GpuCode> parse_gpu_code(std::span<const std::byte> image, std::string_view name);

@@ -69,6 +69,29 @@ TEST_P(Golden, ListingMatchesTheCuobjdumpText) {
   EXPECT_EQ(list_exit_status(*code), 0);
 }
 
+// Reading container by container (scan_gpu_code + VerdictBuilder, as the audit does) gives
+// judge()'s verdict over the whole file, on three devices, and hands over the same entries.
+TEST_P(Golden, StreamedVerdictEqualsTheWholeFilesVerdict) {
+  const std::string name = GetParam();
+  const GpuCode whole = read(name);
+  for (ComputeCapability device : {kGb10, kRtx5090, kH100}) {
+    VerdictBuilder builder(device);
+    GpuCode streamed;
+    auto kind = scan_gpu_code(fixture(name), [&](const FatbinContainer* container,
+                                                 std::span<const FatbinEntry> entries) {
+      builder.add(container, entries);
+      if (container != nullptr) streamed.containers.push_back(*container);
+      streamed.entries.insert(streamed.entries.end(), entries.begin(), entries.end());
+    });
+    ASSERT_TRUE(kind) << kind.error().message;
+    streamed.file_kind = *kind;
+    EXPECT_EQ(streamed, whole);
+    EXPECT_EQ(builder.listed_section(*kind), cuobjdump_section(whole));
+    EXPECT_EQ(builder.verdict(builder.listed_section(*kind)), judge(whole, device))
+        << device.major << "." << device.minor;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Fixtures, Golden,
                          ::testing::Values("gencode.so", "zstd.so", "lz4.so", "rdc.o", "rdc.so",
                                            "family.fatbin", "sm120a.fatbin", "ptx90.fatbin",
