@@ -17,14 +17,22 @@
 # Target (issue 5): sparkdoc watch at 1 Hz uses <= 0.2 % of one core.
 set -u
 if [ "${1:-}" = "--wait" ]; then
+  if [ ! -e "$2/detached.log" ]; then
+    echo "watch_overhead.sh: no detached run in $2 (start one with DETACH=1)" >&2
+    exit 2
+  fi
   while [ ! -e "$2/done" ]; do sleep 2; done
-  cat "$2/summary.txt"
-  exit 0
+  if [ -s "$2/summary.txt" ]; then cat "$2/summary.txt"; exit 0; fi
+  echo "watch_overhead.sh: the detached run ended without a summary; its output:" >&2
+  cat "$2/detached.log" >&2
+  exit 1
 fi
 if [ -n "${DETACH:-}" ]; then
   mkdir -p "$2"
-  rm -f "$2/done"
-  DETACH= setsid nohup bash "$0" "$@" >"$2/detached.log" 2>&1 </dev/null &
+  rm -f "$2/done" "$2/summary.txt"
+  # "done" appears however the run ends, so that --wait never waits for a run that died.
+  DETACH= setsid nohup bash -c 'trap "touch \"$3/done\"" EXIT; bash "$@"' _ "$0" "$@" \
+    >"$2/detached.log" 2>&1 </dev/null &
   echo "running in the background; wait with: $0 --wait $2"
   exit 0
 fi
@@ -124,4 +132,3 @@ events=$(grep -c '"type":"event"' "$out/watch.jsonl")
   grep -E '^DCGM_FI_DEV_(POWER_USAGE|GPU_TEMP|SM_CLOCK)' "$out/metrics.txt"
   [ -s "$out/sample_cost.txt" ] && cat "$out/sample_cost.txt"
 } | tee "$out/summary.txt"
-touch "$out/done"

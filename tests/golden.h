@@ -16,7 +16,7 @@
 namespace sparkdoc::testing {
 
 inline std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p);
+  std::ifstream in(p, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();

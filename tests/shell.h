@@ -14,9 +14,10 @@ struct Outcome {
   std::string out;
 };
 
-inline Outcome run_shell(const std::string& command_line) {
+// Only what the command wrote to stdout; its stderr goes to the test's.
+inline Outcome run_shell_stdout(const std::string& command_line) {
   Outcome r;
-  FILE* pipe = ::popen((command_line + " 2>&1").c_str(), "r");
+  FILE* pipe = ::popen(command_line.c_str(), "r");
   if (!pipe) return r;
   char buf[4096];
   size_t n;
@@ -24,6 +25,10 @@ inline Outcome run_shell(const std::string& command_line) {
   int raw = ::pclose(pipe);
   r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
   return r;
+}
+
+inline Outcome run_shell(const std::string& command_line) {
+  return run_shell_stdout(command_line + " 2>&1");
 }
 
 }  // namespace sparkdoc::testing

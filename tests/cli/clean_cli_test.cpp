@@ -18,6 +18,7 @@
 
 #include "../sys/temp_tree.h"
 #include "core/fs.h"
+#include "golden.h"
 #include "shell.h"
 #include "tune/journal.h"
 #include "tune/tunables.h"
@@ -36,12 +37,7 @@ Outcome run(const std::string& args) {
   return run_shell(std::string(SPARKDOC_BIN) + " " + args);
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using sparkdoc::testing::slurp;
 
 std::string fixture(const std::string& name) {
   return std::string(SPARKDOC_FIXTURES) + "/snapshots/" + name;

@@ -2,16 +2,15 @@
 // cache entry as input, and a recorded snapshot as the memory source.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "../plan/model_fixtures.h"
+#include "shell.h"
 
 namespace sparkdoc {
 namespace {
@@ -19,26 +18,11 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-struct Outcome {
-  int status = -1;
-  std::string out;
-};
-
-// Runs a shell command line (test harness only) and collects stdout.
-Outcome shell(const std::string& command) {
-  Outcome r;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (!pipe) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) r.out.append(buf, n);
-  int raw = ::pclose(pipe);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return r;
-}
+using testing::Outcome;
 
 Outcome run(const std::string& args, bool merge_stderr = true) {
-  return shell(std::string(SPARKDOC_BIN) + " plan " + args + (merge_stderr ? " 2>&1" : ""));
+  const std::string command = std::string(SPARKDOC_BIN) + " plan " + args;
+  return merge_stderr ? testing::run_shell(command) : testing::run_shell_stdout(command);
 }
 
 class PlanCli : public ::testing::Test {
@@ -94,7 +78,7 @@ TEST_F(PlanCli, ReadsAHuggingFaceCacheEntryAndASnapshot) {
   fs::path snap = hub / "models--org--tiny" / "snapshots" / "0123abcd";
   fs::create_directories(snap.parent_path());
   testing::write_fixture(snap, testing::tiny_llama(), 1);
-  Outcome out = shell("env HF_HUB_CACHE=" + hub.string() + " " + std::string(SPARKDOC_BIN) +
+  Outcome out = testing::run_shell_stdout("env HF_HUB_CACHE=" + hub.string() + " " + std::string(SPARKDOC_BIN) +
                       " plan org/tiny --lora 8 --snapshot " + std::string(SPARKDOC_FIXTURES) +
                       "/snapshots/gb10-healthy-ngc.json 2>&1");
   EXPECT_EQ(out.status, 0) << out.out;

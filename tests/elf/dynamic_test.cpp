@@ -12,6 +12,7 @@
 #include <string>
 
 #include "elf_image.h"
+#include "golden.h"
 
 namespace sparkdoc::elf {
 namespace {
@@ -23,10 +24,7 @@ using ::testing::HasSubstr;
 
 constexpr int64_t kNeeded = 1, kSoname = 14, kRpath = 15, kRunpath = 29;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+using sparkdoc::testing::slurp;
 
 // A file under the test's temporary folder holding `bytes`, removed when the object goes.
 class TempFile {

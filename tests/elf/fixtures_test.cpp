@@ -12,6 +12,7 @@
 #include "elf/compat.h"
 #include "elf/fatbin.h"
 #include "elf/listing.h"
+#include "golden.h"
 
 namespace sparkdoc::elf {
 namespace {
@@ -26,10 +27,7 @@ std::string fixture(const std::string& name) {
   return std::string(SPARKDOC_FIXTURES) + "/elf/" + name;
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+using sparkdoc::testing::slurp;
 
 GpuCode read(const std::string& name) {
   auto code = read_gpu_code(fixture(name));

@@ -21,6 +21,7 @@
 #include "elf/compat.h"
 #include "elf/fatbin.h"
 #include "elf/listing.h"
+#include "golden.h"
 
 namespace sparkdoc::elf {
 namespace {
@@ -54,10 +55,7 @@ bool nvcc_on_path() {
   return false;
 }
 
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+using sparkdoc::testing::slurp;
 
 // Builds `output` from kKernel with `arguments`; on failure, the reason with nvcc's log.
 // Concurrent test processes each build in their own folder and the first rename wins.
