@@ -119,7 +119,7 @@ int main(int argc, char** argv) {
       {"write + fdatasync of the line", [&] {
          (void)log->write_line(watch::dump_line(watch::sample_to_json(sample)));
        }},
-      {"Prometheus exposition", [&] {
+      {"Prometheus exposition (rendered per scrape, not per sample)", [&] {
          (void)watch::render_exposition(header, sample, {}, 1);
        }},
   };

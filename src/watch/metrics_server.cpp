@@ -99,9 +99,13 @@ MetricsServer::~MetricsServer() {
   }
 }
 
-void MetricsServer::publish(std::string metrics) {
+void MetricsServer::publish(Render render) {
   std::lock_guard lock(mutex_);
-  metrics_ = std::move(metrics);
+  render_ = std::move(render);
+}
+
+void MetricsServer::publish(std::string metrics) {
+  publish([text = std::move(metrics)] { return text; });
 }
 
 std::string MetricsServer::url() const {
@@ -138,11 +142,12 @@ void MetricsServer::answer(int client) {
     if (n <= 0) break;
     head.append(buffer, static_cast<size_t>(n));
   }
-  std::string metrics;
+  Render render;
   {
     std::lock_guard lock(mutex_);
-    metrics = metrics_;
+    render = render_;
   }
+  const std::string metrics = render ? render() : std::string();
   std::string reply = http_response(parse_request_line(head), metrics);
   size_t sent = 0;
   while (sent < reply.size()) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -25,8 +26,14 @@ class MetricsServer {
   MetricsServer(const MetricsServer&) = delete;
   MetricsServer& operator=(const MetricsServer&) = delete;
 
-  // Replaces the exposition served from now on. Thread-safe.
-  void publish(std::string metrics);
+  // What the endpoint serves, rendered when a scraper asks rather than at every sample: a
+  // watch at 1 Hz is scraped every 15-60 s. Called on the server's thread, one request at a
+  // time; it must own what it renders.
+  using Render = std::function<std::string()>;
+
+  // Replaces what is served from now on. Thread-safe.
+  void publish(Render render);
+  void publish(std::string metrics);  // a fixed text
   // The port bound (the one chosen when 0 was asked).
   uint16_t port() const { return port_; }
   // "http://127.0.0.1:9400/metrics".
@@ -43,7 +50,7 @@ class MetricsServer {
   uint16_t port_ = 0;
   std::string host_;
   std::mutex mutex_;
-  std::string metrics_;
+  Render render_;
   std::thread thread_;
 };
 

@@ -145,6 +145,7 @@ class Outputs {
 
   void begin(const Header& header) {
     header_ = header;
+    published_header_ = std::make_shared<const Header>(header);
     config_ = detector_config(header);
     detectors_.emplace(config_);
     write_record(header_to_json(header));
@@ -171,8 +172,12 @@ class Outputs {
       ++event_counts_[{e.kind, e.severity}];
     }
     if (server_) {
+      // The state a scrape renders, owned by the published function (the server's thread).
       shown_ = with_latest_counters(sample, shown_);
-      server_->publish(render_exposition(header_, shown_, event_counts_, samples_));
+      server_->publish([header = published_header_, latest = shown_, events = event_counts_,
+                        samples = samples_] {
+        return render_exposition(*header, latest, events, samples);
+      });
     }
     show(sample, events);
   }
@@ -242,6 +247,7 @@ class Outputs {
   EventCounts event_counts_;
   uint64_t samples_ = 0;
   std::optional<Sample> shown_;  // what the endpoint serves: the latest sample, counters kept
+  std::shared_ptr<const Header> published_header_;  // shared with the endpoint's renders
   size_t block_lines_ = 0;
 };
 

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <memory>
 #include <string>
 
 #include "http_client.h"
@@ -36,6 +38,19 @@ TEST(MetricsServer, ServesTheLatestExpositionOverASocket) {
   EXPECT_THAT(exchange(port, "garbage\r\n\r\n"), StartsWith("HTTP/1.1 400"));
   std::string head = exchange(port, "HEAD /metrics HTTP/1.1\r\n\r\n");
   EXPECT_THAT(head, ::testing::EndsWith("\r\n\r\n"));
+}
+
+// What is published is rendered when a scraper asks, once per request, not when published.
+TEST(MetricsServer, RendersOnlyWhenScraped) {
+  auto server = MetricsServer::start(ListenAddress{"127.0.0.1", 0});
+  ASSERT_TRUE(server) << server.error().message;
+  auto renders = std::make_shared<std::atomic<int>>(0);
+  (*server)->publish([renders] { return "x " + std::to_string(++*renders) + "\n"; });
+  EXPECT_EQ(renders->load(), 0);
+  const uint16_t port = (*server)->port();
+  EXPECT_THAT(exchange(port, "GET /metrics HTTP/1.1\r\n\r\n"), ::testing::EndsWith("x 1\n"));
+  EXPECT_THAT(exchange(port, "GET /metrics HTTP/1.1\r\n\r\n"), ::testing::EndsWith("x 2\n"));
+  EXPECT_EQ(renders->load(), 2);
 }
 
 TEST(MetricsServer, AClientThatSendsNothingDoesNotKeepTheEndpoint) {
