@@ -8,21 +8,20 @@
 
 #include "core/strings.h"
 #include "core/units.h"
+#include "watch/throttle.h"
 
 namespace sparkdoc::runreport {
 namespace {
 
 using nlohmann::json;
 
-// NVML clock-event reason bits (gpu/readings.h kReason*), as the watch log carries them.
-constexpr uint64_t kPowerReasons = 0x4 | 0x80;            // SW Power Cap, HW Power Brake
-constexpr uint64_t kSlowdownReasons = 0x8 | 0x20 | 0x40;  // HW Slowdown, SW/HW Thermal
-
+// The counters and reason bits that mean power capping or a slowdown, as the detectors group
+// them (watch/throttle.h).
 bool is_power_counter(const std::string& key) {
-  return contains(key, "power");
+  return watch::counter_throttle(key) == watch::Throttle::kPowerCap;
 }
 bool is_slowdown_counter(const std::string& key) {
-  return contains(key, "thermal") || contains(key, "hw_slowdown");
+  return watch::counter_throttle(key) == watch::Throttle::kSlowdown;
 }
 
 template <class T>
@@ -129,8 +128,8 @@ void summarize_gpus(const RunLog& log, Summary& out) {
           if (prev->second->clock_event_reasons) {
             any_reason[g.index] = true;
             uint64_t bits = *prev->second->clock_event_reasons;
-            if (bits & kPowerReasons) reason_power[g.index] += interval;
-            if (bits & kSlowdownReasons) reason_slowed[g.index] += interval;
+            if (bits & watch::kPowerCapReasons) reason_power[g.index] += interval;
+            if (bits & watch::kSlowdownReasons) reason_slowed[g.index] += interval;
           }
         }
       }

@@ -14,6 +14,7 @@
 #include "core/units.h"
 #include "gpu/clock_events.h"
 #include "gpu/readings.h"
+#include "watch/throttle.h"
 
 namespace sparkdoc::watch {
 namespace {
@@ -73,14 +74,14 @@ struct SlowdownGroup {
 // and counters show it.
 const std::array<SlowdownGroup, 4> kSlowdownGroups = {{
     {"power capping",
-     gpu::kReasonSwPowerCap,
+     kPowerCapReasons,
      {&ClockCounters::power, &ClockCounters::board_limit, nullptr},
      Severity::kInfo,
      "The GPU is at its power limit: expected under full load; throughput is bounded by power.",
      "DGX Spark sustains about 100 W (G4): expected under full load, and why throughput stays "
      "below the datasheet's; use the supplied 240 W adapter and keep the vents clear."},
     {"thermal slowdown",
-     gpu::kReasonSwThermal | gpu::kReasonHwThermal,
+     kThermalReasons,
      {&ClockCounters::thermal, &ClockCounters::sw_thermal, &ClockCounters::hw_thermal},
      Severity::kWarn,
      "The GPU is too hot: improve airflow, check that the intake is clear, or cap clocks "
@@ -88,7 +89,7 @@ const std::array<SlowdownGroup, 4> kSlowdownGroups = {{
      "The GPU is too hot (G4): improve airflow, cap clocks (nvidia-smi -lgc 0,2100) or split "
      "the run into shorter pieces; a Spark that keeps heating can reboot under sustained load."},
     {"hardware slowdown or power brake",
-     gpu::kReasonHwSlowdown | gpu::kReasonHwPowerBrake,
+     kHardwareSlowdownReasons,
      {&ClockCounters::hw_power_brake, nullptr, nullptr},
      Severity::kWarn,
      "The board asked for less power (an external power-supply or thermal signal): check the "

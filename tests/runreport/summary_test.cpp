@@ -101,6 +101,29 @@ TEST(Summary, CountersEveryFewSamplesAreCountedOverTheirSpan) {
   EXPECT_DOUBLE_EQ(*s.power_capped_s, 4);
 }
 
+// Power-capped and slowed time count the counters and reason bits the detectors group as power
+// capping and as slowdowns (watch/throttle.h); the other counters count for neither.
+TEST(Summary, CountsEachCounterAndReasonWhereTheDetectorsGroupIt) {
+  auto summary_of = [](const std::string& gpu0, const std::string& gpu1) {
+    return summarize(parse_log("{\"type\":\"sample\",\"ts\":0,\"gpus\":[{" + gpu0 + "}]}\n" +
+                               "{\"type\":\"sample\",\"ts\":2,\"gpus\":[{" + gpu1 + "}]}\n"));
+  };
+  for (std::string key : {"power", "board_limit", "thermal", "sw_thermal", "hw_thermal",
+                          "hw_power_brake", "sync_boost", "low_util", "reliability",
+                          "total_app_clocks", "total_base_clocks"}) {
+    Summary s = summary_of("\"clock_event_counters_ns\":{\"" + key + "\":0}",
+                           "\"clock_event_counters_ns\":{\"" + key + "\":1000000000}");
+    const bool capped = key == "power" || key == "board_limit";
+    const bool slowed = !capped && (key.find("thermal") != std::string::npos || key == "hw_power_brake");
+    EXPECT_DOUBLE_EQ(s.power_capped_s.value_or(0), capped ? 1 : 0) << key;
+    EXPECT_DOUBLE_EQ(s.slowed_s.value_or(0), slowed ? 1 : 0) << key;
+  }
+  // HW Power Brake (0x80) is a slowdown, as the detectors' "hardware slowdown or power brake".
+  Summary brake = summary_of("\"clock_event_reasons\":128", "\"clock_event_reasons\":0");
+  EXPECT_DOUBLE_EQ(*brake.power_capped_s, 0);
+  EXPECT_DOUBLE_EQ(*brake.slowed_s, 2);
+}
+
 TEST(Summary, AnEmptyLogSaysSo) {
   Summary s = summarize(parse_log(""));
   EXPECT_FALSE(s.peak_gpu_mem_bytes);

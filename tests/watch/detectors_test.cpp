@@ -5,6 +5,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "watch/throttle.h"
+
 namespace sparkdoc::watch {
 namespace {
 
@@ -111,6 +117,40 @@ TEST(ClockSlowdown, CountersEveryFewSamplesAreMeasuredOverTheirOwnSpan) {
   ASSERT_EQ(kinds(events), std::vector<std::string>{"clock_slowdown"});
   EXPECT_EQ(events[0].sample, 10u);
   EXPECT_THAT(events[0].message, HasSubstr("90% of the last 5.0 s"));
+}
+
+// Each counter raises the slowdown group that the run summary counts it under
+// (watch/throttle.h): power capping for kPowerCap, a slowdown group for kSlowdown.
+TEST(ClockSlowdown, EachCounterFiresTheGroupTheSummaryCountsItUnder) {
+  using Field = std::optional<uint64_t> ClockCounters::*;
+  const std::vector<std::pair<std::string, Field>> counters = {
+      {"power", &ClockCounters::power},           {"board_limit", &ClockCounters::board_limit},
+      {"thermal", &ClockCounters::thermal},       {"sw_thermal", &ClockCounters::sw_thermal},
+      {"hw_thermal", &ClockCounters::hw_thermal}, {"hw_power_brake", &ClockCounters::hw_power_brake},
+      {"reliability", &ClockCounters::reliability}};
+  for (const auto& [key, field] : counters) {
+    std::vector<Sample> samples;
+    for (int i = 0; i < 3; ++i) {
+      GpuSample g = busy_gpu(98, 60);
+      g.counters.*field = 900'000'000ull * static_cast<uint64_t>(i);
+      samples.push_back(at(1.0 * i, g));
+    }
+    auto events = detect(DetectorConfig{}, samples);
+    ASSERT_EQ(events.size(), 1u) << key;
+    const bool power_cap = events[0].message.find("power capping") != std::string::npos;
+    const bool reliability = events[0].message.find("reliability") != std::string::npos;
+    switch (counter_throttle(key)) {
+      case Throttle::kPowerCap:
+        EXPECT_TRUE(power_cap) << key << ": " << events[0].message;
+        break;
+      case Throttle::kSlowdown:
+        EXPECT_FALSE(power_cap || reliability) << key << ": " << events[0].message;
+        break;
+      case Throttle::kNone:
+        EXPECT_TRUE(reliability) << key << ": " << events[0].message;
+        break;
+    }
+  }
 }
 
 TEST(ClockSlowdown, ReasonBitFiresAndOneEpisodeFiresOnce) {

@@ -1,0 +1,33 @@
+// Which clock-event reasons and counters mean that a GPU was power-capped and which that it was
+// slowed down, for everything that sums or groups them: the detectors' slowdown groups and the
+// end-of-run summary (runreport). Power capping: the software power cap and the board's power
+// limit. Slowed: thermal slowdown (software and hardware), hardware slowdown and the power
+// brake. Neither: reliability, sync boost, low utilisation and the two "below application or
+// base clocks" totals, which count time for any cause.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "gpu/readings.h"
+
+namespace sparkdoc::watch {
+
+enum class Throttle : uint8_t { kNone, kPowerCap, kSlowdown };
+
+inline constexpr uint64_t kPowerCapReasons = gpu::kReasonSwPowerCap;
+inline constexpr uint64_t kThermalReasons = gpu::kReasonSwThermal | gpu::kReasonHwThermal;
+inline constexpr uint64_t kHardwareSlowdownReasons =
+    gpu::kReasonHwSlowdown | gpu::kReasonHwPowerBrake;
+inline constexpr uint64_t kSlowdownReasons = kThermalReasons | kHardwareSlowdownReasons;
+
+// By the key the log writes the counter under in "clock_event_counters_ns" (docs/WATCH.md).
+constexpr Throttle counter_throttle(std::string_view key) {
+  if (key == "power" || key == "board_limit") return Throttle::kPowerCap;
+  if (key == "thermal" || key == "sw_thermal" || key == "hw_thermal" || key == "hw_power_brake") {
+    return Throttle::kSlowdown;
+  }
+  return Throttle::kNone;
+}
+
+}  // namespace sparkdoc::watch
