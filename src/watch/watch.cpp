@@ -144,8 +144,7 @@ class Outputs {
   }
 
   void begin(const Header& header) {
-    header_ = header;
-    published_header_ = std::make_shared<const Header>(header);
+    header_ = std::make_shared<const Header>(header);
     config_ = detector_config(header);
     detectors_.emplace(config_);
     write_record(header_to_json(header));
@@ -174,7 +173,7 @@ class Outputs {
     if (server_) {
       // The state a scrape renders, owned by the published function (the server's thread).
       shown_ = with_latest_counters(sample, shown_);
-      server_->publish([header = published_header_, latest = shown_, events = event_counts_,
+      server_->publish([header = header_, latest = shown_, events = event_counts_,
                         samples = samples_] {
         return render_exposition(*header, latest, events, samples);
       });
@@ -227,7 +226,7 @@ class Outputs {
     size_t width = terminal_width(out_);
     for (const Event& e : events) std::fprintf(out_, "%s\n", render_event_line(e).c_str());
     ViewContext context{samples_, options_.log_path, server_ ? server_->url() : std::string()};
-    std::vector<std::string> block = render_block(header_, sample, {}, context, width);
+    std::vector<std::string> block = render_block(*header_, sample, {}, context, width);
     for (const std::string& line : block) std::fprintf(out_, "%s\n", line.c_str());
     block_lines_ = block.size();
     std::fflush(out_);
@@ -241,13 +240,12 @@ class Outputs {
   std::optional<LineFile> log_;
   std::optional<LineFile> csv_;
   std::unique_ptr<MetricsServer> server_;
-  Header header_;
+  std::shared_ptr<const Header> header_;  // shared with the endpoint's renders
   DetectorConfig config_;
   std::optional<Detectors> detectors_;
   EventCounts event_counts_;
   uint64_t samples_ = 0;
   std::optional<Sample> shown_;  // what the endpoint serves: the latest sample, counters kept
-  std::shared_ptr<const Header> published_header_;  // shared with the endpoint's renders
   size_t block_lines_ = 0;
 };
 
