@@ -170,18 +170,8 @@ void VerdictBuilder::add(const FatbinContainer* container, std::span<const Fatbi
 }
 
 FatbinSection VerdictBuilder::listed_section(GpuFileKind kind) const {
-  switch (kind) {
-    case GpuFileKind::kFatbin:
-      return first_container_section_.value_or(FatbinSection::kFatbinFile);
-    case GpuFileKind::kCubin:
-      return FatbinSection::kCubinFile;
-    case GpuFileKind::kLinkedElf:
-    case GpuFileKind::kRelocatableElf:
-      break;
-  }
-  return parts_[static_cast<size_t>(FatbinSection::kNvFatbin)].has_container
-             ? FatbinSection::kNvFatbin
-             : FatbinSection::kNvRelfatbin;
+  return cuobjdump_section(kind, first_container_section_,
+                           parts_[static_cast<size_t>(FatbinSection::kNvFatbin)].has_container);
 }
 
 GpuCodeVerdict VerdictBuilder::verdict(FatbinSection section) const {

@@ -110,7 +110,7 @@ class VerdictBuilder {
   void add(const FatbinContainer* container, std::span<const FatbinEntry> entries);
 
   // The section cuobjdump lists for a file of `kind` holding what was added: cuobjdump_section's
-  // rule (listing.h).
+  // rule, from what was added (listing.h).
   FatbinSection listed_section(GpuFileKind kind) const;
 
   // The verdict over what was added of `section`.

@@ -16,19 +16,25 @@ bool has_containers(const GpuCode& code, FatbinSection section) {
 
 }  // namespace
 
-FatbinSection cuobjdump_section(const GpuCode& code) {
-  switch (code.file_kind) {
+FatbinSection cuobjdump_section(GpuFileKind kind, std::optional<FatbinSection> first_container,
+                                bool any_nv_fatbin_container) {
+  switch (kind) {
     case GpuFileKind::kFatbin:
       // One section's bytes (parse_fatbin_section records the caller's section on each).
-      return code.containers.empty() ? FatbinSection::kFatbinFile : code.containers[0].section;
+      return first_container.value_or(FatbinSection::kFatbinFile);
     case GpuFileKind::kCubin:
       return FatbinSection::kCubinFile;
     case GpuFileKind::kLinkedElf:
     case GpuFileKind::kRelocatableElf:
       break;
   }
-  return has_containers(code, FatbinSection::kNvFatbin) ? FatbinSection::kNvFatbin
-                                                        : FatbinSection::kNvRelfatbin;
+  return any_nv_fatbin_container ? FatbinSection::kNvFatbin : FatbinSection::kNvRelfatbin;
+}
+
+FatbinSection cuobjdump_section(const GpuCode& code) {
+  std::optional<FatbinSection> first;
+  if (!code.containers.empty()) first = code.containers.front().section;
+  return cuobjdump_section(code.file_kind, first, has_containers(code, FatbinSection::kNvFatbin));
 }
 
 bool cuobjdump_lists(const GpuCode& code, const FatbinEntry& entry) {

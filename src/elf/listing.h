@@ -14,6 +14,7 @@
 // Pure functions; thread-safe.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -27,6 +28,12 @@ namespace sparkdoc::elf {
 // __nv_relfatbin and a library linked from it lists .nv_fatbin only (reference §1.1). Fatbin
 // and cubin files: the file itself.
 FatbinSection cuobjdump_section(const GpuCode& code);
+
+// The same rule from what a reader saw: the file's kind, the section of its first container
+// (none without containers) and whether any container lies in .nv_fatbin. For readers that
+// keep no GpuCode (VerdictBuilder in compat.h).
+FatbinSection cuobjdump_section(GpuFileKind kind, std::optional<FatbinSection> first_container,
+                                bool any_nv_fatbin_container);
 
 // entry.section == cuobjdump_section(code); costs a pass over the containers, so loops call
 // cuobjdump_section once instead.
