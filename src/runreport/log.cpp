@@ -421,8 +421,20 @@ Result<RunLog> read_log(const std::string& path) {
     }
   }
   if (!any) return fail(last_error);
+  if (!holds_records(log)) {
+    std::string why = log.problems.empty() ? std::string("empty") : log.problems.front();
+    if (log.problems.size() > 1) why += fmt::format(", and {} more", log.problems.size() - 1);
+    return fail(fmt::format("{}: no sparkdoc log records ({}); give the watch.jsonl of `sparkdoc "
+                            "watch --log`, or the run.jsonl or folder of `sparkdoc run`",
+                            path, why));
+  }
   sort_by_time(log);
   return log;
+}
+
+bool holds_records(const RunLog& log) {
+  return log.header || !log.samples.empty() || !log.events.empty() || log.run_start ||
+         !log.cache_drops.empty() || log.load_window_end || log.run_end || log.unknown_lines > 0;
 }
 
 std::string run_start_line(const RunStart& r) {

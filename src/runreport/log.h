@@ -217,8 +217,14 @@ void sort_by_time(RunLog& log);
 // parse_log_into + sort_by_time on a fresh log.
 RunLog parse_log(std::string_view text, std::string_view source = "log");
 
+// Whether the log holds anything sparkdoc wrote that can be placed: a header, a sample, an
+// event, a run line, or an object of a type this sparkdoc does not know (a newer writer).
+bool holds_records(const RunLog& log);
+
 // Reads a log from disk: a run folder (its watch.jsonl and run.jsonl), or one file; a run.jsonl
-// that names its watch log ("watch_log") brings that file in too. Errors: nothing readable.
+// that names its watch log ("watch_log") brings that file in too. Errors: nothing readable, or
+// nothing read that holds_records (an empty file, a text or binary file that is no log: the
+// message gives the first damaged line).
 inline constexpr size_t kLogMaxBytes = size_t{2} << 30;
 Result<RunLog> read_log(const std::string& path);
 

@@ -275,7 +275,15 @@ Summary summarize(const RunLog& log) {
         "the log ends in an unfinished line ({} bytes ignored): its writer was killed mid-line",
         log.truncated_bytes));
   }
-  for (const auto& p : log.problems) out.notes.push_back(p);
+  // A badly damaged log can have a problem on every line: the first few say what kind.
+  constexpr size_t kProblemsShown = 10;
+  for (size_t i = 0; i < log.problems.size() && i < kProblemsShown; ++i) {
+    out.notes.push_back(log.problems[i]);
+  }
+  if (log.problems.size() > kProblemsShown) {
+    out.notes.push_back(fmt::format("{} more damaged lines skipped",
+                                    log.problems.size() - kProblemsShown));
+  }
   if (log.samples.empty()) {
     std::string why = log.run_start ? log.run_start->telemetry : std::string();
     if (why.starts_with("none: ")) why = why.substr(6);

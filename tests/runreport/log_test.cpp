@@ -82,6 +82,27 @@ TEST(ParseLog, NothingReadableIsAnError) {
   EXPECT_FALSE(read_log(tree.path()));
 }
 
+// A file that is no log (text, bytes, an empty file) is an error that says what was found,
+// not an empty report; a damaged log with one good record is still read.
+TEST(ParseLog, AFileWithoutRecordsIsAnError) {
+  sys::testing::TempTree tree;
+  tree.write("text.txt", "hello\nworld\n");
+  tree.write("empty.jsonl", "");
+  tree.write("damaged.jsonl", "garbage\n{\"type\":\"event\",\"ts\":5,\"kind\":\"x\"}\n");
+  auto text = read_log(tree.path() + "/text.txt");
+  ASSERT_FALSE(text);
+  EXPECT_THAT(text.error().message, HasSubstr("no sparkdoc log records (text.txt line 1: not a "
+                                              "JSON object, and 1 more)"));
+  EXPECT_THAT(text.error().message, HasSubstr("sparkdoc watch --log"));
+  auto empty = read_log(tree.path() + "/empty.jsonl");
+  ASSERT_FALSE(empty);
+  EXPECT_THAT(empty.error().message, HasSubstr("no sparkdoc log records (empty)"));
+  auto damaged = read_log(tree.path() + "/damaged.jsonl");
+  ASSERT_TRUE(damaged) << damaged.error().message;
+  EXPECT_EQ(damaged->events.size(), 1u);
+  EXPECT_EQ(damaged->problems.size(), 1u);
+}
+
 TEST(ParseLog, WrongTypesAndUnknownLinesAreTolerated) {
   RunLog log = parse_log(
       "{\"type\":\"sample\",\"ts\":\"soon\"}\n"
