@@ -1,6 +1,10 @@
 #include "cli/capture_flags.h"
 
+#include <sys/stat.h>
+
 #include <CLI/CLI.hpp>
+
+#include "core/fs.h"
 
 namespace sparkdoc::cli {
 
@@ -19,6 +23,31 @@ void CaptureFlags::add_to(CLI::App& command) {
   command.add_flag("--no-gpu", no_gpu, "Do not load NVML or the CUDA driver");
   command.add_option("--root", root, "Read /proc, /sys and /dev under this folder (testing)")
       ->group("");
+  command.parse_complete_callback([this] {
+    if (std::string why = path_problem(); !why.empty()) throw CLI::ValidationError(why);
+  });
+}
+
+std::string CaptureFlags::path_problem() const {
+  const Root r = root.empty() ? Root() : Root(root);
+  // A bare name ("python3.12") is looked up on PATH by the probe, which reports a miss.
+  if (python.find('/') != std::string::npos) {
+    struct stat st {};
+    if (::stat(r.path(python).c_str(), &st) != 0) {
+      return "--python " + python + ": no such file or folder";
+    }
+    if (!S_ISDIR(st.st_mode) && (!S_ISREG(st.st_mode) || (st.st_mode & 0111) == 0)) {
+      return "--python " + python +
+             ": not an executable file or an environment's folder (give the interpreter, e.g. "
+             "~/venv/bin/python3, or the venv folder)";
+    }
+  }
+  if (!site_packages.empty() && !is_dir(r.path(site_packages))) {
+    return "--site-packages " + site_packages +
+           " is not a folder that can be read; name a site-packages folder (python3 -c 'import "
+           "site; print(site.getsitepackages())' lists them)";
+  }
+  return "";
 }
 
 CaptureOptions CaptureFlags::options() const {

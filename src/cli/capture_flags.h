@@ -19,8 +19,14 @@ struct CaptureFlags {
   bool cuda_devices_always = false;  // snapshot: true; check: --cuda
   std::string root;  // hidden: read /proc and /sys under this folder (fixture trees)
 
+  // Adds the options, and a check once the command line is parsed: an explicit --python path
+  // must name an executable file or an environment's folder, and --site-packages a folder
+  // (under --root when given); otherwise the command stops with a usage error instead of
+  // guessing an environment from a wrong path.
   void add_to(CLI::App& command);
   CaptureOptions options() const;
+  // Why the paths given cannot be used, or empty.
+  std::string path_problem() const;
 };
 
 }  // namespace sparkdoc::cli

@@ -13,7 +13,7 @@ namespace {
 struct WatchFlags {
   std::string interval = "1s";
   std::string duration;
-  uint64_t count = 0;
+  int64_t count = -1;  // -1: not given (no limit)
   std::string log;
   std::string csv;
   std::string listen;
@@ -40,7 +40,11 @@ int run_watch_command(const WatchFlags& flags) {
     }
     options.duration_s = *duration;
   }
-  if (flags.count > 0) options.count = flags.count;
+  if (flags.count == 0 || flags.count < -1) {
+    std::cerr << "sparkdoc watch: --count: at least 1 (leave it out to watch until stopped)\n";
+    return kExitUsage;
+  }
+  if (flags.count > 0) options.count = static_cast<uint64_t>(flags.count);
   auto counter_interval = parse_duration_s(flags.counter_interval);
   if (!counter_interval) {
     std::cerr << "sparkdoc watch: --counter-interval: " << counter_interval.error().message

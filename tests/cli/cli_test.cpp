@@ -144,6 +144,24 @@ TEST(Cli, UsageErrorsExitTwo) {
             2);
 }
 
+// An environment named by a wrong path is a usage error that says what is wrong with it, not
+// an environment guessed from the path's parent folders.
+TEST(Cli, AWrongPythonOrSitePackagesPathIsAUsageError) {
+  using ::testing::HasSubstr;
+  const std::string not_python = std::string(SPARKDOC_FIXTURES) + "/../CMakeLists.txt";
+  for (const std::string command : {"check", "snapshot", "audit"}) {
+    Outcome missing = run(command + " --no-gpu --python /nonexistent/bin/python3");
+    EXPECT_EQ(missing.status, 2) << command << missing.out;
+    EXPECT_THAT(missing.out, HasSubstr("--python /nonexistent/bin/python3: no such file"));
+    Outcome text = run(command + " --no-gpu --python " + not_python);
+    EXPECT_EQ(text.status, 2) << command << text.out;
+    EXPECT_THAT(text.out, HasSubstr("not an executable file or an environment's folder"));
+    Outcome folder = run(command + " --no-gpu --site-packages /nonexistent/site-packages");
+    EXPECT_EQ(folder.status, 2) << command << folder.out;
+    EXPECT_THAT(folder.out, HasSubstr("is not a folder that can be read"));
+  }
+}
+
 TEST(Cli, ExplainByIdAndBySymptom) {
   Outcome id = run("explain G3");
   EXPECT_EQ(id.status, 0);

@@ -255,7 +255,7 @@ TEST(WatchCli, UsageErrors) {
   for (const char* args :
        {"--interval 0", "--interval 10ms", "--interval soon", "--duration x", "--listen 9400",
         "--count 1 --log /nonexistent-dir/run.jsonl", "--count 1 --csv /nonexistent-dir/run.csv",
-        "--counter-interval=-1s", "--counter-interval often"}) {
+        "--counter-interval=-1s", "--counter-interval often", "--count 0"}) {
     Outcome r = run_shell(watch_command("gb10.json", std::string(args) + " 2>&1"));
     EXPECT_EQ(r.status, 2) << args << "\n" << r.out;
     EXPECT_THAT(r.out, HasSubstr("sparkdoc watch")) << args;
