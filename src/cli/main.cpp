@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
   using namespace sparkdoc::cli;
   // `sparkdoc` and `sparkdoc --json ...` mean `sparkdoc check ...`.
   std::vector<std::string> args(argv, argv + argc);
+  if (args.size() > 1 && args[1] == "help") args[1] = "--help";  // `sparkdoc help`, as git has
   if (args.size() == 1 ||
       (args[1].size() > 1 && args[1][0] == '-' && args[1] != "--help" && args[1] != "-h" &&
        args[1] != "--version")) {
@@ -55,6 +56,18 @@ int main(int argc, char** argv) {
     auto watch = add_watch_command(app);
     auto run = add_run_command(app);
     auto report = add_report_command(app);
+    // CLI11 would answer "A subcommand is required" to a misspelt command.
+    std::string names;
+    bool known = false;
+    for (const CLI::App* sub : app.get_subcommands({})) {
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+      known = known || sub->check_name(args[1]);
+    }
+    if (!known && !args[1].empty() && args[1][0] != '-') {
+      std::cerr << "sparkdoc: unknown command '" << args[1] << "'; the commands are " << names
+                << " (sparkdoc --help)\n";
+      return kExitUsage;
+    }
     std::vector<const char*> cargs;
     for (auto& a : args) cargs.push_back(a.c_str());
     try {

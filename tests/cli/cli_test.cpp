@@ -139,7 +139,9 @@ TEST(Cli, UsageErrorsExitTwo) {
   EXPECT_EQ(run("check --only G99").status, 2);
   EXPECT_EQ(run("check --need lots").status, 2);
   EXPECT_EQ(run("check --snapshot /nonexistent/file.json").status, 2);
-  EXPECT_EQ(run("frobnicate").status, 2);
+  const auto unknown = run("frobnicate");
+  EXPECT_EQ(unknown.status, 2);
+  EXPECT_THAT(unknown.out, ::testing::HasSubstr("unknown command 'frobnicate'; the commands are check, explain"));
   EXPECT_EQ(run("check --snapshot " + std::string(SPARKDOC_FIXTURES) + "/../CMakeLists.txt").status,
             2);
 }
