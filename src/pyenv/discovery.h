@@ -14,6 +14,7 @@
 
 #include "core/fs.h"
 #include "core/paths.h"
+#include "elf/ld_cache.h"
 
 namespace sparkdoc::pyenv {
 
@@ -27,6 +28,10 @@ struct DiscoveryOptions {
   std::string path;             // $PATH
   std::string ld_library_path;  // $LD_LIBRARY_PATH: searched for torch's CUDA libraries
   std::string multiarch{host_multiarch()};  // "aarch64-linux-gnu"; "" skips /usr/lib/<triplet>
+  // The loader's cache for torch's CUDA libraries; none: the root's /etc/ld.so.cache, read
+  // when torch is found. The flags pick the entries of one architecture (0: any).
+  std::optional<std::vector<elf::LdCacheEntry>> ld_cache;
+  int32_t ld_cache_flags = elf::host_ld_cache_flags();
   // Reading torch's compiled arch list means reading libtorch_python.so's .rodata (a few MB;
   // about a millisecond warm). false records the reading as absent "not scanned".
   bool scan_arch_list = true;

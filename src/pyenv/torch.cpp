@@ -15,6 +15,8 @@
 #include "core/cuda_sonames.h"
 #include "core/strings.h"
 #include "elf/dynamic.h"
+#include "elf/ld_cache.h"
+#include "elf/loader.h"
 #include "elf/sections.h"
 #include "core/paths.h"
 
@@ -107,71 +109,24 @@ struct Needer {
   elf::DynamicInfo dynamic;
 };
 
-// "$ORIGIN/../../nvidia/cu13/lib" with $ORIGIN the needing object's folder. Relative entries
-// are dropped: they name the process's working directory, which says nothing about torch.
-std::vector<std::string> expand_origin(const std::vector<std::string>& dirs,
-                                       const std::string& origin) {
-  std::vector<std::string> out;
-  for (std::string dir : dirs) {
-    for (std::string_view token : {"${ORIGIN}", "$ORIGIN"}) {
-      for (size_t at = dir.find(token); at != std::string::npos; at = dir.find(token, at)) {
-        dir.replace(at, token.size(), origin);
-        at += origin.size();
-      }
-    }
-    if (!dir.empty() && dir.front() == '/') out.push_back(std::move(dir));
+// The dynamic loader's search as the audit emulates it (elf/loader.h), for torch's own
+// libraries: every file in torch/lib counts as already loaded (torch's libraries are in the
+// process before any of them asks), then each needer's RPATH, LD_LIBRARY_PATH, RUNPATH, the
+// loader's cache and the default directories.
+elf::LoaderModel loader_for(const DiscoveryOptions& options, const std::string& torch_lib,
+                            const std::vector<std::string>& torch_lib_names) {
+  elf::LoaderOptions o;
+  o.root = options.root;
+  o.ld_library_path = options.ld_library_path;
+  if (options.ld_cache) {
+    o.ld_cache = *options.ld_cache;
+  } else if (auto cache = elf::read_ld_cache(options.root)) {
+    o.ld_cache = std::move(*cache);
   }
-  return out;
-}
-
-std::optional<std::string> find_in(const Root& root, const std::vector<std::string>& dirs,
-                                   std::string_view soname) {
-  for (const std::string& dir : dirs) {
-    std::string candidate = join_path(dir, soname);
-    if (exists(root.path(candidate))) return normalize_path(candidate);
-  }
-  return std::nullopt;
-}
-
-struct SearchDirs {
-  std::string torch_lib;
-  std::vector<std::string> ld_library_path;
-  std::vector<std::string> system;
-};
-
-// glibc's order for one needing object (ld.so(8)); torch/lib first stands for "already
-// loaded": torch's own libraries are in the process before any extension asks.
-std::optional<std::string> resolve(const Root& root, const SearchDirs& dirs, const Needer& needer,
-                                   std::string_view soname) {
-  if (auto hit = find_in(root, {dirs.torch_lib}, soname)) return hit;
-  if (needer.dynamic.runpath.empty()) {
-    if (auto hit = find_in(root, expand_origin(needer.dynamic.rpath, dirs.torch_lib), soname)) {
-      return hit;
-    }
-  }
-  if (auto hit = find_in(root, dirs.ld_library_path, soname)) return hit;
-  if (auto hit = find_in(root, expand_origin(needer.dynamic.runpath, dirs.torch_lib), soname)) {
-    return hit;
-  }
-  return find_in(root, dirs.system, soname);
-}
-
-SearchDirs search_dirs(const DiscoveryOptions& options, const std::string& torch_lib) {
-  SearchDirs dirs;
-  dirs.torch_lib = torch_lib;
-  for (std::string_view dir : split(options.ld_library_path, ':')) {
-    if (!dir.empty() && dir.front() == '/') dirs.ld_library_path.emplace_back(dir);
-  }
-  dirs.system.push_back("/usr/local/cuda/lib64");
-  if (!options.multiarch.empty()) {
-    dirs.system.push_back("/lib/" + options.multiarch);
-    dirs.system.push_back("/usr/lib/" + options.multiarch);
-  }
-  dirs.system.push_back("/usr/lib64");
-  // NGC images ship a forward-compatibility libcuda here; their entrypoint puts it on the path
-  // only when the host driver is too old, so it comes last.
-  dirs.system.push_back("/usr/local/cuda/compat/lib");
-  return dirs;
+  o.ld_cache_flags = options.ld_cache_flags;
+  o.default_dirs = elf::default_directories(options.multiarch);
+  for (const std::string& name : torch_lib_names) o.loaded.emplace(name, join_path(torch_lib, name));
+  return elf::LoaderModel(std::move(o));
 }
 
 Reading<std::vector<SonameNeed>> read_cuda_sonames(const DiscoveryOptions& options,
@@ -199,14 +154,17 @@ Reading<std::vector<SonameNeed>> read_cuda_sonames(const DiscoveryOptions& optio
       if (list.empty() || list.back() != i) list.push_back(i);
     }
   }
-  const SearchDirs dirs = search_dirs(options, torch_lib);
   std::vector<SonameNeed> out;
+  if (needed.empty()) return out;  // a CPU build: no need to read the loader's cache
+  const elf::LoaderModel loader = loader_for(options, torch_lib, *names);
   for (const auto& [soname, indexes] : needed) {
     SonameNeed need;
     need.soname = soname;
     for (size_t i : indexes) {
       need.needed_by.push_back(needers[i].file);
-      if (!need.found) need.found = resolve(root, dirs, needers[i], soname);
+      if (!need.found) {
+        need.found = loader.find(join_path(torch_lib, needers[i].file), needers[i].dynamic, soname).path;
+      }
     }
     out.push_back(std::move(need));
   }

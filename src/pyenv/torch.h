@@ -52,10 +52,11 @@ bool is_cuda_soname(std::string_view soname);
 int cuda_major_of_soname(std::string_view soname);
 
 // Everything above for the torch package folder `torch_dir` (a machine path). Files are opened
-// through options.root; CUDA libraries are searched as glibc would for each torch/lib object:
-// torch/lib itself (torch's own libraries are loaded first), the object's DT_RPATH unless it
-// has a DT_RUNPATH, options.ld_library_path, its DT_RUNPATH, then /usr/local/cuda/lib64,
-// /lib/<multiarch>, /usr/lib/<multiarch>, /usr/lib64, /usr/local/cuda/compat/lib.
+// through options.root; CUDA libraries are searched as glibc would for each torch/lib object,
+// by the audit's loader model (elf/loader.h): torch/lib itself (torch's own libraries are
+// loaded first), the object's DT_RPATH unless it has a DT_RUNPATH, options.ld_library_path,
+// its DT_RUNPATH, the loader's cache (options.ld_cache, else the root's /etc/ld.so.cache), then
+// /lib/<multiarch>, /usr/lib/<multiarch>, /lib, /usr/lib, /lib64, /usr/lib64.
 // Never fails: each part records its own absence.
 TorchInfo read_torch(const DiscoveryOptions& options, const std::string& torch_dir);
 

@@ -4,7 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
+#include "core/fs.h"
+#include "elf/ld_cache.h"
 #include "fixture.h"
 #include "pyenv/json.h"
 
@@ -29,6 +32,20 @@ std::vector<std::string> keys(const PythonEnv& env) {
   return out;
 }
 
+// The image's /etc/ld.so.cache as ldconfig writes it: the CUDA toolkit's folder (from
+// ld.so.conf.d) and the multiarch folder, where the container runtime mounts the driver. The
+// forward-compatibility folder is not in it: NGC's entrypoint puts it on LD_LIBRARY_PATH.
+std::vector<elf::LdCacheEntry> ngc_ld_cache() {
+  std::vector<elf::LdCacheEntry> cache;
+  for (std::string dir : {"/usr/local/cuda/lib64", "/usr/lib/aarch64-linux-gnu"}) {
+    auto names = list_dir(fixture("ngc") + dir);
+    for (const std::string& name : *names) {
+      cache.push_back({elf::kLdCacheAArch64, name, dir + "/" + name, 0});
+    }
+  }
+  return cache;
+}
+
 DiscoveryOptions ngc_options() {
   DiscoveryOptions options;
   options.root = Root(fixture("ngc"));
@@ -36,6 +53,8 @@ DiscoveryOptions ngc_options() {
   options.ld_library_path =
       "/usr/local/cuda/compat/lib:/usr/local/nvidia/lib:/usr/local/nvidia/lib64";
   options.multiarch = "aarch64-linux-gnu";
+  options.ld_cache = ngc_ld_cache();
+  options.ld_cache_flags = elf::kLdCacheAArch64;
   return options;
 }
 
@@ -80,9 +99,28 @@ TEST(ReadEnvironments, DriverFromTheSystemFolderWithoutLdLibraryPath) {
   ASSERT_EQ(envs.size(), 1u);
   ASSERT_TRUE(envs[0].torch);
   EXPECT_EQ(need(*envs[0].torch, "libcuda.so.1")->found, "/usr/lib/aarch64-linux-gnu/libcuda.so.1");
+  // Found through the loader's cache, not a guess at folders: without the multiarch default
+  // folder the cache still names it; without the cache too, nothing does.
   options.multiarch.clear();
   envs = read_environments(options);
-  EXPECT_EQ(need(*envs[0].torch, "libcuda.so.1")->found, "/usr/local/cuda/compat/lib/libcuda.so.1");
+  EXPECT_EQ(need(*envs[0].torch, "libcuda.so.1")->found, "/usr/lib/aarch64-linux-gnu/libcuda.so.1");
+  options.ld_cache.emplace();
+  envs = read_environments(options);
+  EXPECT_FALSE(need(*envs[0].torch, "libcuda.so.1")->found);
+  EXPECT_FALSE(need(*envs[0].torch, "libcudart.so.13")->found)
+      << "/usr/local/cuda/lib64 is not a folder the loader searches by itself";
+}
+
+// The cache holds entries for more than one architecture; only the loader's own count.
+TEST(ReadEnvironments, LdCacheEntriesOfAnotherArchitectureAreSkipped) {
+  DiscoveryOptions options = ngc_options();
+  options.ld_cache_flags = elf::kLdCacheX86_64;
+  auto envs = read_environments(options);
+  ASSERT_EQ(envs.size(), 1u);
+  ASSERT_TRUE(envs[0].torch);
+  EXPECT_FALSE(need(*envs[0].torch, "libcudart.so.13")->found);
+  EXPECT_EQ(need(*envs[0].torch, "libcudnn.so.9")->found, "/usr/lib/aarch64-linux-gnu/libcudnn.so.9")
+      << "the multiarch default folder still holds it";
 }
 
 TEST(ReadEnvironments, SystemSiteVenvShadowsTheImage) {
