@@ -393,8 +393,8 @@ Result<RunOutcome> supervise(const RunOptions& o, SignalGate& gate, std::ostream
     if (!tuned) return fail("vm tuning: " + tuned.error().message);
     start.tuned = *tuned;
     for (const auto& t : start.tuned) {
-      say << fmt::format("sparkdoc run: {} {} -> {} for the load window (journaled)\n", t.path,
-                         t.old_value, t.new_value);
+      say << fmt::format("sparkdoc run: {} {} -> {} (journaled; restored when the run ends)\n",
+                         t.path, t.old_value, t.new_value);
     }
   }
 
