@@ -20,6 +20,7 @@
 #include "core/version.h"
 #include "run/load_window.h"
 #include "runreport/summary.h"
+#include "sys/proc_stat.h"
 #include "tune/journal.h"
 #include "tune/swap.h"
 #include "tune/tunables.h"
@@ -123,6 +124,15 @@ class Tuning {
       }
     }
     return tuned;
+  }
+
+  // Journals the command started with the values in place, so that a start after a SIGKILL of
+  // this sparkdoc leaves them while the command still runs. Nothing to do without tuning.
+  Result<void> note_command(pid_t pid, std::string_view name) {
+    if (!journal_ || pid <= 0) return {};
+    auto stat = sys::read_proc_stat(Root(), pid);
+    if (!stat) return tl::unexpected(stat.error());
+    return journal_->record_command(pid, stat->start_ticks, name);
   }
 
   std::vector<runreport::RestoredValue> restore() {
@@ -291,6 +301,20 @@ bool still_running_sparkdoc(int64_t pid) {
   return comm && trim(*comm) == "sparkdoc";
 }
 
+// Whether the process `pid` that started `start_ticks` after boot still runs: not a reused
+// pid (another start time), not a zombie (dead, not yet reaped).
+bool still_running_since(int64_t pid, uint64_t start_ticks) {
+  if (start_ticks == 0) return false;
+  auto stat = sys::read_proc_stat(Root(), pid);
+  return stat && stat->state != 'Z' && stat->start_ticks == start_ticks;
+}
+
+// The command's name in messages: argv[0]'s file name.
+std::string command_name(const std::string& argv0) {
+  size_t slash = argv0.find_last_of('/');
+  return slash == std::string::npos ? argv0 : argv0.substr(slash + 1);
+}
+
 }  // namespace
 
 LeftoverJournal restore_leftover_journal(const Root& root, unsigned euid,
@@ -301,6 +325,9 @@ LeftoverJournal restore_leftover_journal(const Root& root, unsigned euid,
   out.found = true;
   std::string who = "an earlier sparkdoc";
   std::optional<int64_t> writer_pid;
+  int64_t command_pid = 0;
+  uint64_t command_ticks = 0;
+  std::string command_name;
   const tune::JournalSession* by_clean = nullptr;
   std::optional<tune::JournalContents> contents;
   if (auto text = read_text(found->path, tune::kJournalMaxBytes)) {
@@ -310,6 +337,9 @@ LeftoverJournal restore_leftover_journal(const Root& root, unsigned euid,
       who = fmt::format("an earlier sparkdoc (pid {}, `{}`, started {})", s.pid, s.command,
                         s.started_at);
       writer_pid = s.pid;
+      command_pid = s.command_pid;
+      command_ticks = s.command_start_ticks;
+      command_name = s.command_name;
       for (const auto& session : contents->sessions) {
         if (!session.command.starts_with("run")) by_clean = &session;
       }
@@ -330,6 +360,15 @@ LeftoverJournal restore_leftover_journal(const Root& root, unsigned euid,
         "sparkdoc run: journal {} belongs to sparkdoc pid {}, which is still running; its "
         "values stay until it ends",
         found->machine_path, *writer_pid));
+    return out;
+  }
+  // A killed run's command runs on in its own process group; the values were set for it.
+  if (still_running_since(command_pid, command_ticks)) {
+    out.lines.push_back(fmt::format(
+        "sparkdoc run: {} was killed, but the command it started ({}, pid {}) still runs: the "
+        "values it changed stay for that command (journal {}). The next `sparkdoc run` after "
+        "it ends restores them, or `sudo sparkdoc clean --restore` now",
+        who, command_name, command_pid, found->machine_path));
     return out;
   }
   if (auto problem = tune::privilege_problem(euid)) {
@@ -439,6 +478,10 @@ Result<RunOutcome> supervise(const RunOptions& o, SignalGate& gate, std::ostream
     return fail("cannot start the command: " + child.error().message);
   }
   for (const auto& w : child->warnings) say << "sparkdoc run: " << w << "\n";
+  if (auto noted = tuning.note_command(child->pid, command_name(o.argv.front())); !noted) {
+    say << "sparkdoc run: the journal does not name the command (" << noted.error().message
+        << "): if this sparkdoc is killed, the next start restores the values at once\n";
+  }
 
   start.t = runreport::format_iso8601_utc(start_ts);
   start.ts = start_ts;

@@ -199,6 +199,12 @@ struct ParsedLine {
   std::optional<JournalSession> session;
   std::optional<ValueChange> change;
   std::optional<SwapOffRecord> swap;
+  struct Command {
+    int64_t pid = 0;
+    uint64_t start_ticks = 0;
+    std::string name;
+  };
+  std::optional<Command> command;
   std::string problem;
 };
 
@@ -256,6 +262,18 @@ ParsedLine parse_line(std::string_view text, size_t number) {
       return out;
     }
     out.swap = SwapOffRecord{number, *path, static_cast<int>(*priority)};
+    return out;
+  }
+  if (*op == "command") {
+    auto pid = int_member(j, "pid");
+    auto ticks = int_member(j, "start_ticks");
+    auto name = string_member(j, "name");
+    if (!pid || *pid <= 0 || !ticks || *ticks <= 0 || !name) {
+      out.problem =
+          fmt::format("line {}: \"command\" needs a pid, its start_ticks and a name", number);
+      return out;
+    }
+    out.command = ParsedLine::Command{*pid, static_cast<uint64_t>(*ticks), *name};
     return out;
   }
   out.problem = fmt::format("line {}: unknown op \"{}\"", number, sys::valid_utf8(*op));
@@ -381,6 +399,11 @@ Result<JournalContents> parse_journal(std::string_view text) {
       if (parsed.session) c.sessions.push_back(std::move(*parsed.session));
       if (parsed.change) c.changes.push_back(std::move(*parsed.change));
       if (parsed.swap) c.swaps_off.push_back(std::move(*parsed.swap));
+      if (parsed.command) {  // belongs to the session it follows; line 1 is always one
+        c.sessions.back().command_pid = parsed.command->pid;
+        c.sessions.back().command_start_ticks = parsed.command->start_ticks;
+        c.sessions.back().command_name = std::move(parsed.command->name);
+      }
       if (!parsed.problem.empty()) c.problems.push_back(std::move(parsed.problem));
     }
     return c;
@@ -492,6 +515,18 @@ Result<void> JournalWriter::record_swapoff(std::string_view machine_path, int pr
   auto written = append_line(*line);
   if (written) ++records_;
   return written;
+}
+
+Result<void> JournalWriter::record_command(int64_t pid, uint64_t start_ticks,
+                                           std::string_view name) {
+  if (!is_utf8(name)) return fail("a command name to journal is not UTF-8 text");
+  json j = {{"op", "command"},
+            {"pid", pid},
+            {"start_ticks", start_ticks},
+            {"name", std::string(name)}};
+  auto line = to_line(j);
+  if (!line) return tl::unexpected(line.error());
+  return append_line(*line);
 }
 
 Result<void> JournalWriter::remove() {

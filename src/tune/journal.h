@@ -15,6 +15,9 @@
 //    "started_at":"2026-11-29T10:15:00Z"}                  a session starts (first line)
 //   {"new":"1048576","old":"45166","op":"set","path":"/proc/sys/vm/min_free_kbytes"}
 //   {"op":"swapoff","path":"/swap.img","priority":-2}
+//   {"name":"python3","op":"command","pid":4243,"start_ticks":81234567}
+//       the command `sparkdoc run` started with the values in place; start_ticks is field 22
+//       of its /proc/PID/stat (clock ticks after boot), which tells it from a reused pid
 // A run appends a "begin" line and then one line per change, each written and fsync'ed before
 // the change it describes. A later run that finds the journal still there appends a session
 // of its own; the value restored for a path is the first "old" recorded for it (what the
@@ -91,6 +94,11 @@ struct JournalSession {
   int64_t pid = 0;
   std::string started_at;
   std::string command;
+  // The command this session's `sparkdoc run` started ("command" line), when recorded: a
+  // killed run's command may outlive it, and its values are meant for that command.
+  int64_t command_pid = 0;
+  uint64_t command_start_ticks = 0;  // 0: not recorded
+  std::string command_name;          // for messages: argv[0]'s file name
   bool operator==(const JournalSession&) const = default;
 };
 
@@ -150,6 +158,8 @@ class JournalWriter {
   Result<void> record_set(std::string_view machine_path, std::string_view old_value,
                           std::string_view new_value);
   Result<void> record_swapoff(std::string_view machine_path, int priority);
+  // The command started with the values in place; not a change (records() does not count it).
+  Result<void> record_command(int64_t pid, uint64_t start_ticks, std::string_view name);
 
   // True when this writer created the file (no earlier unrestored journal was there).
   bool created() const { return created_; }

@@ -23,6 +23,7 @@
 #include "../tune/fake_machine.h"
 #include "golden.h"
 #include "shell.h"
+#include "sys/proc_stat.h"
 #include "tune/journal.h"
 #include "tune/tunables.h"
 
@@ -302,18 +303,38 @@ TEST(RunCli, TuningIsRestoredWhenTheCommandEnds) {
 
 // `sparkdoc run --tune-vm` on the fake machine, its command a shell that writes its pid to
 // TREE/ready and sleeps; returns sparkdoc's pid once the command runs (-1 when it never did).
+// Waits until the journal names the command the run started (written just after it starts).
+bool wait_for_journaled_command(const FakeMachine& root) {
+  for (int i = 0; i < 400; ++i) {
+    if (slurp(root.journal().path).find(R"("op":"command")") != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
 pid_t start_tuned_run(const FakeMachine& root, const sys::testing::TempTree& tree) {
   std::string ready = tree.path() + "/ready";
   pid_t pid = spawn_sparkdoc(
       {"run", "--root", root.path(), "--no-preflight", "--tune-vm", "--log-dir",
        tree.path() + "/log", "--", "sh", "-c", "echo $$ > " + ready + "; exec sleep 60"},
       tree.path() + "/out");
-  if (pid > 0 && !wait_for_file(ready)) {
+  if (pid > 0 && (!wait_for_file(ready) || !wait_for_journaled_command(root))) {
     ::kill(pid, SIGKILL);
     wait_status(pid);
     return -1;
   }
   return pid;
+}
+
+// SIGKILLs an orphaned command (the test's own child no more) and waits until it is dead: gone,
+// or a zombie its new parent has not reaped yet.
+void kill_and_wait_dead(pid_t pid) {
+  ::kill(pid, SIGKILL);
+  for (int i = 0; i < 400; ++i) {
+    auto stat = sys::read_proc_stat(Root(), pid);
+    if (!stat || stat->state == 'Z') return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
 }
 
 // The acceptance test: a sparkdoc that journaled its tuning is SIGKILLed while the command
@@ -332,7 +353,7 @@ TEST(RunCli, AfterASigkilledSparkdocTheNextStartRestoresTheJournal) {
   ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
   // The orphaned command is the test's to end.
   pid_t command = std::stoi(slurp(ready));
-  ::kill(command, SIGKILL);
+  kill_and_wait_dead(command);
   EXPECT_EQ(root.vm("min_free_kbytes"), "1048576\n");  // nothing ran on the way out
 
   Outcome next = run_shell(std::string(SPARKDOC_BIN) + " run --root " + root.path() +
@@ -343,6 +364,35 @@ TEST(RunCli, AfterASigkilledSparkdocTheNextStartRestoresTheJournal) {
   EXPECT_THAT(next.out, HasSubstr("restored /proc/sys/vm/min_free_kbytes 1048576 -> 45166"));
   EXPECT_THAT(next.out, HasSubstr("restored /proc/sys/vm/vfs_cache_pressure 500 -> 100"));
   EXPECT_THAT(next.out, HasSubstr("journal removed"));
+  expect_restored(root);
+}
+
+// A killed run's command runs on in its own process group, with the values set for it: the
+// next start leaves them while it runs, and restores them once it has ended.
+TEST(RunCli, TheValuesStayWhileAKilledRunsCommandRuns) {
+  if (!is_root()) GTEST_SKIP() << "--tune-vm needs root (CI runs as root)";
+  FakeMachine root;
+  sys::testing::TempTree tree;
+  pid_t pid = start_tuned_run(root, tree);
+  ASSERT_GT(pid, 0) << slurp(tree.path() + "/out");
+  ASSERT_EQ(::kill(pid, SIGKILL), 0);
+  wait_status(pid);
+  pid_t command = std::stoi(slurp(tree.path() + "/ready"));
+  const std::string next_run = std::string(SPARKDOC_BIN) + " run --root " + root.path() +
+                               " --no-preflight --no-watch --log-dir " + tree.path() +
+                               "/log2 -- true";
+  Outcome while_running = run_shell(next_run);
+  EXPECT_EQ(while_running.status, 0) << while_running.out;
+  EXPECT_THAT(while_running.out,
+              HasSubstr("was killed, but the command it started (sh, pid " +
+                        std::to_string(command) + ") still runs: the values it changed stay"));
+  EXPECT_EQ(root.vm("min_free_kbytes"), "1048576\n");
+  EXPECT_TRUE(fs::exists(root.journal().path));
+
+  kill_and_wait_dead(command);
+  Outcome after = run_shell(next_run);
+  EXPECT_EQ(after.status, 0) << after.out;
+  EXPECT_THAT(after.out, HasSubstr("ended without restoring what it changed"));
   expect_restored(root);
 }
 

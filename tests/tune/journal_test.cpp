@@ -93,6 +93,24 @@ TEST(JournalParse, RoundTripOfTheDocumentedFormat) {
   EXPECT_EQ(c->truncated_bytes, 0u);
 }
 
+// `sparkdoc run` names the command it started with the values in place.
+TEST(JournalParse, TheCommandBelongsToTheSessionBeforeIt) {
+  std::string text =
+      std::string(kBegin) + set_line("/proc/sys/vm/min_free_kbytes", "45166", "1048576") +
+      std::string(kBegin) + set_line("/proc/sys/vm/vfs_cache_pressure", "100", "500") +
+      R"({"name":"python3","op":"command","pid":4243,"start_ticks":81234567})" + "\n" +
+      R"({"name":"python3","op":"command","pid":4243})" + "\n";
+  auto c = parse_journal(text);
+  ASSERT_TRUE(c) << c.error().message;
+  ASSERT_EQ(c->sessions.size(), 2u);
+  EXPECT_EQ(c->sessions[0].command_pid, 0);
+  EXPECT_EQ(c->sessions[1].command_pid, 4243);
+  EXPECT_EQ(c->sessions[1].command_start_ticks, 81234567u);
+  EXPECT_EQ(c->sessions[1].command_name, "python3");
+  EXPECT_EQ(c->changes.size(), 2u);
+  EXPECT_THAT(c->problems, ElementsAre(HasSubstr("line 6: \"command\" needs a pid, its start_ticks")));
+}
+
 TEST(JournalParse, FirstRecordedOldValueIsTheOriginal) {
   // Two runs without a restore between them: the second run's "old" is the first run's "new".
   std::string text =
@@ -253,6 +271,22 @@ TEST(JournalWriter, MakesAnExistingFilePrivateAndAppends) {
   // A journal that holds an earlier run's changes is not this run's to remove.
   EXPECT_FALSE(second->remove());
   EXPECT_TRUE(std::filesystem::exists(m.journal().path));
+}
+
+TEST(JournalWriter, RecordsTheCommandWithoutCountingItAsAChange) {
+  FakeMachine m;
+  auto writer = JournalWriter::open(m.journal(), m.euid(), test_session("run --tune-vm -- x"));
+  ASSERT_TRUE(writer) << writer.error().message;
+  ASSERT_TRUE(writer->record_set("/proc/sys/vm/min_free_kbytes", "45166", "1048576"));
+  ASSERT_TRUE(writer->record_command(4243, 81234567, "python3"));
+  EXPECT_EQ(writer->records(), 1u);
+  EXPECT_FALSE(writer->record_command(4243, 1, "\xff"));
+  auto c = parse_journal(read_text(m.journal().path).value()).value();
+  ASSERT_EQ(c.sessions.size(), 1u);
+  EXPECT_EQ(c.sessions[0].command_pid, 4243);
+  EXPECT_EQ(c.sessions[0].command_start_ticks, 81234567u);
+  EXPECT_EQ(c.sessions[0].command_name, "python3");
+  EXPECT_TRUE(c.problems.empty());
 }
 
 // A run killed mid-line leaves an unfinished tail; the next run must not glue its own first
