@@ -46,9 +46,19 @@ vm() {
   kill -KILL "$pid"
   wait "$pid" 2>/dev/null
   echo "sparkdoc killed; now: $(vm)"
-  echo "== the next start"
+  echo "== a start while run 3's command still runs (it outlives a SIGKILLed sparkdoc)"
   "$sparkdoc" run --no-preflight --no-watch --log-dir r4 -- true
   echo "exit: $?"
-  echo "after the next start: $(vm)"
-  pkill -f "run_child.py 40"  # run 3's command outlives a SIGKILLed sparkdoc: its own group
+  echo "after that start: $(vm)"
+  command=$(pgrep -f "run_child.py 40")
+  echo "run 3's command: pid $command; ending it"
+  kill -TERM $command
+  # Gone, or a zombie its new parent has not reaped: either way no longer running.
+  while [ -r /proc/$command/stat ] && [ "$(sed 's/.*) //' /proc/$command/stat | cut -d' ' -f1)" != Z ]; do
+    sleep 0.2
+  done
+  echo "== the first start after it ended"
+  "$sparkdoc" run --no-preflight --no-watch --log-dir r5 -- true
+  echo "exit: $?"
+  echo "after that start: $(vm)"
 } 2>&1 | tee "$out/transcript.txt"
