@@ -327,7 +327,7 @@ LeftoverJournal restore_leftover_journal(const Root& root, unsigned euid,
   std::optional<int64_t> writer_pid;
   int64_t command_pid = 0;
   uint64_t command_ticks = 0;
-  std::string command_name;
+  std::string command_label;
   const tune::JournalSession* by_clean = nullptr;
   std::optional<tune::JournalContents> contents;
   if (auto text = read_text(found->path, tune::kJournalMaxBytes)) {
@@ -339,7 +339,7 @@ LeftoverJournal restore_leftover_journal(const Root& root, unsigned euid,
       writer_pid = s.pid;
       command_pid = s.command_pid;
       command_ticks = s.command_start_ticks;
-      command_name = s.command_name;
+      command_label = s.command_name;
       for (const auto& session : contents->sessions) {
         if (!session.command.starts_with("run")) by_clean = &session;
       }
@@ -368,7 +368,7 @@ LeftoverJournal restore_leftover_journal(const Root& root, unsigned euid,
         "sparkdoc run: {} was killed, but the command it started ({}, pid {}) still runs: the "
         "values it changed stay for that command (journal {}). The next `sparkdoc run` after "
         "it ends restores them, or `sudo sparkdoc clean --restore` now",
-        who, command_name, command_pid, found->machine_path));
+        who, command_label, command_pid, found->machine_path));
     return out;
   }
   if (auto problem = tune::privilege_problem(euid)) {
