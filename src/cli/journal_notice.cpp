@@ -6,7 +6,7 @@
 
 #include "cli/commands.h"
 #include "core/fs.h"
-#include "tune/journal.h"
+#include "tune/ownership.h"
 
 namespace sparkdoc::cli {
 

@@ -22,6 +22,7 @@
 #include "runreport/summary.h"
 #include "sys/proc_stat.h"
 #include "tune/journal.h"
+#include "tune/ownership.h"
 #include "tune/swap.h"
 #include "tune/tunables.h"
 
@@ -293,22 +294,6 @@ void follow_stop(pid_t child, bool has_terminal) {
   ::kill(-child, SIGCONT);
 }
 
-// Whether `pid` is a live sparkdoc process (its name checked, so a reused pid does not count).
-bool still_running_sparkdoc(int64_t pid) {
-  if (pid <= 0 || pid > std::numeric_limits<pid_t>::max() || pid == ::getpid()) return false;
-  if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno != EPERM) return false;
-  auto comm = read_text(fmt::format("/proc/{}/comm", pid), 256);
-  return comm && trim(*comm) == "sparkdoc";
-}
-
-// Whether the process `pid` that started `start_ticks` after boot still runs: not a reused
-// pid (another start time), not a zombie (dead, not yet reaped).
-bool still_running_since(int64_t pid, uint64_t start_ticks) {
-  if (start_ticks == 0) return false;
-  auto stat = sys::read_proc_stat(Root(), pid);
-  return stat && stat->state != 'Z' && stat->start_ticks == start_ticks;
-}
-
 // The command's name in messages: argv[0]'s file name.
 std::string command_name(const std::string& argv0) {
   size_t slash = argv0.find_last_of('/');
@@ -324,52 +309,40 @@ LeftoverJournal restore_leftover_journal(const Root& root, unsigned euid,
   if (!found) return out;
   out.found = true;
   std::string who = "an earlier sparkdoc";
-  std::optional<int64_t> writer_pid;
-  int64_t command_pid = 0;
-  uint64_t command_ticks = 0;
-  std::string command_label;
-  const tune::JournalSession* by_clean = nullptr;
-  std::optional<tune::JournalContents> contents;
+  tune::JournalOwnership owner;
   if (auto text = read_text(found->path, tune::kJournalMaxBytes)) {
     if (auto parsed = tune::parse_journal(*text); parsed && !parsed->sessions.empty()) {
-      contents = std::move(*parsed);
-      const auto& s = contents->sessions.back();
-      who = fmt::format("an earlier sparkdoc (pid {}, `{}`, started {})", s.pid, s.command,
-                        s.started_at);
-      writer_pid = s.pid;
-      command_pid = s.command_pid;
-      command_ticks = s.command_start_ticks;
-      command_label = s.command_name;
-      for (const auto& session : contents->sessions) {
-        if (!session.command.starts_with("run")) by_clean = &session;
-      }
+      owner = tune::journal_ownership(*parsed);
+      who = fmt::format("an earlier sparkdoc (pid {}, `{}`, started {})", owner.session.pid,
+                        owner.session.command, owner.session.started_at);
     }
   }
-  // `sparkdoc clean --yes --tune-vm` leaves its values changed on purpose, for the load that
-  // follows: they are not a killed run's leftovers.
-  if (by_clean != nullptr) {
-    out.lines.push_back(fmt::format(
-        "sparkdoc run: values changed by `sparkdoc {}` (pid {}, started {}; journal {}) stay "
-        "changed for this run, as it meant; `sparkdoc clean --restore` puts them back",
-        by_clean->command, by_clean->pid, by_clean->started_at, found->machine_path));
-    return out;
-  }
-  // A journal whose writer still runs is not a leftover: its values are that run's to restore.
-  if (writer_pid && still_running_sparkdoc(*writer_pid)) {
-    out.lines.push_back(fmt::format(
-        "sparkdoc run: journal {} belongs to sparkdoc pid {}, which is still running; its "
-        "values stay until it ends",
-        found->machine_path, *writer_pid));
-    return out;
-  }
-  // A killed run's command runs on in its own process group; the values were set for it.
-  if (still_running_since(command_pid, command_ticks)) {
-    out.lines.push_back(fmt::format(
-        "sparkdoc run: {} was killed, but the command it started ({}, pid {}) still runs: the "
-        "values it changed stay for that command (journal {}). The next `sparkdoc run` after "
-        "it ends restores them, or `sudo sparkdoc clean --restore` now",
-        who, command_label, command_pid, found->machine_path));
-    return out;
+  const tune::JournalSession& session = owner.session;
+  switch (owner.holder) {
+    case tune::JournalHolder::kClean:
+      // `sparkdoc clean --yes --tune-vm` leaves its values changed on purpose, for the load
+      // that follows: they are not a killed run's leftovers.
+      out.lines.push_back(fmt::format(
+          "sparkdoc run: values changed by `sparkdoc {}` (pid {}, started {}; journal {}) stay "
+          "changed for this run, as it meant; `sparkdoc clean --restore` puts them back",
+          session.command, session.pid, session.started_at, found->machine_path));
+      return out;
+    case tune::JournalHolder::kWriterRunning:
+      out.lines.push_back(fmt::format(
+          "sparkdoc run: journal {} belongs to sparkdoc pid {}, which is still running; its "
+          "values stay until it ends",
+          found->machine_path, session.pid));
+      return out;
+    case tune::JournalHolder::kCommandRunning:
+      // A killed run's command runs on in its own process group; the values were set for it.
+      out.lines.push_back(fmt::format(
+          "sparkdoc run: {} was killed, but the command it started ({}, pid {}) still runs: the "
+          "values it changed stay for that command (journal {}). The next `sparkdoc run` after "
+          "it ends restores them, or `sudo sparkdoc clean --restore` now",
+          who, session.command_name, session.command_pid, found->machine_path));
+      return out;
+    case tune::JournalHolder::kNobody:
+      break;
   }
   if (auto problem = tune::privilege_problem(euid)) {
     out.lines.push_back(fmt::format(

@@ -168,15 +168,6 @@ bool is_utf8(std::string_view s) {
   return sys::valid_utf8(s) == s;
 }
 
-std::string format_mtime(const struct stat& st) {
-  std::time_t t = st.st_mtime;
-  std::tm tm{};
-  ::gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M", &tm);
-  return buf;
-}
-
 const json* member(const json& j, const char* key) {
   auto it = j.find(key);
   return it == j.end() ? nullptr : &*it;
@@ -320,20 +311,6 @@ std::optional<JournalLocation> existing_journal(const Root& root, unsigned euid,
   for (auto& loc : journals_to_notice(root, euid, xdg_state_home, home)) {
     struct stat st {};
     if (::lstat(loc.path.c_str(), &st) == 0) return std::move(loc);
-  }
-  return std::nullopt;
-}
-
-std::optional<std::string> unrestored_journal_notice(const Root& root, unsigned euid,
-                                                     std::string_view xdg_state_home,
-                                                     std::string_view home) {
-  for (const auto& loc : journals_to_notice(root, euid, xdg_state_home, home)) {
-    struct stat st {};
-    if (::lstat(loc.path.c_str(), &st) != 0) continue;
-    return fmt::format(
-        "sparkdoc: values changed by an earlier run were not restored (journal {}, last written "
-        "{} UTC); run `sparkdoc clean --restore`",
-        loc.path, format_mtime(st));
   }
   return std::nullopt;
 }

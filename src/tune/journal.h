@@ -81,13 +81,6 @@ std::optional<JournalLocation> existing_journal(const Root& root, unsigned euid,
                                                 std::string_view xdg_state_home,
                                                 std::string_view home);
 
-// One line for stderr when an unrestored journal is there, else nullopt: "sparkdoc: values
-// changed by an earlier run were not restored (journal PATH, last written DATE UTC); run
-// `sparkdoc clean --restore`". One lstat(2) per location; nothing is read or opened.
-std::optional<std::string> unrestored_journal_notice(const Root& root, unsigned euid,
-                                                     std::string_view xdg_state_home,
-                                                     std::string_view home);
-
 struct JournalSession {
   size_t line = 0;  // 1-based line number in the file
   int version = 0;

@@ -193,12 +193,12 @@ TEST(CleanCli, RunThenRestoreOnAFakeMachine) {
   EXPECT_EQ(fs::status(root.journal()).permissions(),
             fs::perms::owner_read | fs::perms::owner_write);
 
-  // Every later start says so, on stderr, in one line.
+  // Every later start reminds of it, on stderr, in one line.
   Outcome notice = run("check --no-gpu --only G3 --root " + root.path() + " 2>&1 >/dev/null | cat");
-  EXPECT_THAT(notice.out, HasSubstr("sparkdoc: values changed by an earlier run were not "
-                                    "restored (journal " +
+  EXPECT_THAT(notice.out, HasSubstr("sparkdoc: values set by `sparkdoc clean --yes --tune-vm"));
+  EXPECT_THAT(notice.out, HasSubstr("for the model load are still in place (journal " +
                                     root.journal()));
-  EXPECT_THAT(notice.out, HasSubstr("run `sparkdoc clean --restore`"));
+  EXPECT_THAT(notice.out, HasSubstr("after training, `sparkdoc clean --restore` puts them back"));
 
   Outcome restore = run("clean --restore --root " + root.path());
   EXPECT_EQ(restore.status, 0) << restore.out;

@@ -388,6 +388,11 @@ TEST(RunCli, TheValuesStayWhileAKilledRunsCommandRuns) {
                         std::to_string(command) + ") still runs: the values it changed stay"));
   EXPECT_EQ(root.vm("min_free_kbytes"), "1048576\n");
   EXPECT_TRUE(fs::exists(root.journal().path));
+  // Any other command says whose values they are, rather than urging a restore.
+  Outcome check = run_shell(std::string(SPARKDOC_BIN) + " check --no-gpu --only G3 --root " +
+                            root.path() + " 2>&1 >/dev/null | cat");
+  EXPECT_THAT(check.out, HasSubstr("stay for the command it started (sh, pid " +
+                                   std::to_string(command) + "), which still runs"));
 
   kill_and_wait_dead(command);
   Outcome after = run_shell(next_run);
@@ -410,6 +415,10 @@ TEST(RunCli, TheJournalOfARunningSparkdocIsLeftToIt) {
   EXPECT_THAT(second.out, HasSubstr("belongs to sparkdoc pid " + std::to_string(first) +
                                     ", which is still running"));
   EXPECT_EQ(root.vm("min_free_kbytes"), "1048576\n");
+  // A running run's values are its own business: other commands print no notice.
+  Outcome check = run_shell(std::string(SPARKDOC_BIN) + " check --no-gpu --only G3 --root " +
+                            root.path() + " 2>&1 >/dev/null | cat");
+  EXPECT_THAT(check.out, Not(HasSubstr("clean --restore")));
   ASSERT_EQ(::kill(first, SIGTERM), 0);
   int status = wait_status(first);
   ASSERT_TRUE(WIFEXITED(status)) << slurp(tree.path() + "/out");

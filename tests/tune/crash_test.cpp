@@ -12,6 +12,7 @@
 
 #include "fake_machine.h"
 #include "tune/journal.h"
+#include "tune/ownership.h"
 #include "tune/tunables.h"
 
 namespace sparkdoc::tune {

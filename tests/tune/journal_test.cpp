@@ -10,6 +10,8 @@
 #include <filesystem>
 
 #include "fake_machine.h"
+#include "sys/proc_stat.h"
+#include "tune/ownership.h"
 #include "tune/tunables.h"
 
 namespace sparkdoc::tune {
@@ -453,10 +455,16 @@ TEST(JournalRestore, RefusesAJournalOfAnotherVersion) {
   EXPECT_TRUE(std::filesystem::exists(m.journal().path));
 }
 
+// A run's journal whose writer and command are both gone (pid 0x7ffffffe is never one).
+constexpr std::string_view kDeadRun =
+    R"({"command":"run --tune-vm -- python3 train.py","op":"begin","pid":2147483646,)"
+    R"("sparkdoc_journal":1,"started_at":"2026-11-29T10:15:00Z"})"
+    "\n";
+
 TEST(JournalNotice, OneLineNamingTheJournalAndTheFix) {
   FakeMachine m;
   EXPECT_FALSE(unrestored_journal_notice(m.root(), 0, "", ""));
-  m.tree().write("var/lib/sparkdoc/journal", std::string(kBegin));
+  m.tree().write("var/lib/sparkdoc/journal", std::string(kDeadRun));
   auto line = unrestored_journal_notice(m.root(), 0, "", "");
   ASSERT_TRUE(line);
   EXPECT_THAT(*line, ::testing::StartsWith(
@@ -468,9 +476,46 @@ TEST(JournalNotice, OneLineNamingTheJournalAndTheFix) {
   EXPECT_TRUE(unrestored_journal_notice(m.root(), 1000, "", "/home/u"));
   std::filesystem::remove(m.journal().path);
   EXPECT_FALSE(unrestored_journal_notice(m.root(), 1000, "", "/home/u"));
-  m.tree().write("home/u/.local/state/sparkdoc/journal", std::string(kBegin));
+  m.tree().write("home/u/.local/state/sparkdoc/journal", std::string(kDeadRun));
   EXPECT_TRUE(unrestored_journal_notice(m.root(), 1000, "", "/home/u"));
   EXPECT_FALSE(unrestored_journal_notice(m.root(), 0, "", "/home/u"));
+}
+
+// `sparkdoc clean --yes --tune-vm` sets its values for the load on purpose: the notice is a
+// reminder for after training, not an alarm.
+TEST(JournalNotice, ValuesOfCleanAreAReminder) {
+  FakeMachine m;
+  m.tree().write("var/lib/sparkdoc/journal", std::string(kBegin));
+  auto line = unrestored_journal_notice(m.root(), 0, "", "");
+  ASSERT_TRUE(line);
+  EXPECT_THAT(*line, ::testing::StartsWith(
+                         "sparkdoc: values set by `sparkdoc clean --yes --tune-vm` for the model "
+                         "load are still in place (journal " +
+                         m.journal().path));
+  EXPECT_THAT(*line, HasSubstr("after training, `sparkdoc clean --restore` puts them back"));
+}
+
+// A killed run's command that still runs keeps the values; this test process stands in for it.
+TEST(JournalNotice, ValuesOfAKilledRunsLiveCommandStayForIt) {
+  FakeMachine m;
+  auto self = sys::read_proc_stat(Root(), ::getpid());
+  ASSERT_TRUE(self) << self.error().message;
+  m.tree().write("var/lib/sparkdoc/journal",
+                 std::string(kDeadRun) + R"({"name":"python3","op":"command","pid":)" +
+                     std::to_string(::getpid()) + R"(,"start_ticks":)" +
+                     std::to_string(self->start_ticks) + "}\n");
+  auto line = unrestored_journal_notice(m.root(), 0, "", "");
+  ASSERT_TRUE(line);
+  EXPECT_THAT(*line, HasSubstr("values changed by a killed `sparkdoc run` (pid 2147483646) stay "
+                               "for the command it started (python3, pid " +
+                               std::to_string(::getpid()) + "), which still runs"));
+  // Another start time is another process under a reused pid: nobody's values then.
+  m.tree().write("var/lib/sparkdoc/journal",
+                 std::string(kDeadRun) + R"({"name":"python3","op":"command","pid":)" +
+                     std::to_string(::getpid()) + R"(,"start_ticks":1})" + "\n");
+  line = unrestored_journal_notice(m.root(), 0, "", "");
+  ASSERT_TRUE(line);
+  EXPECT_THAT(*line, HasSubstr("were not restored"));
 }
 
 }  // namespace
