@@ -1,3 +1,4 @@
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -16,6 +17,7 @@
 #include "audit/render.h"
 #include "cli/capture_flags.h"
 #include "cli/commands.h"
+#include "cli/progress.h"
 #include "elf/fatbin.h"
 #include "elf/json.h"
 #include "elf/listing.h"
@@ -127,20 +129,14 @@ int run_audit_command(const AuditFlags& flags) {
   }
   options->threads = flags.threads;
   // A progress line on a terminal: the first audit of a cold cache reads a few hundred MB.
-  const bool tty = ::isatty(STDERR_FILENO) == 1;
-  std::mutex progress_mutex;
-  auto last = std::chrono::steady_clock::now();
-  if (tty) {
-    options->progress = [&](size_t done, size_t total) {
-      std::lock_guard lock(progress_mutex);
-      auto now = std::chrono::steady_clock::now();
-      if (done != total && now - last < std::chrono::milliseconds(100)) return;
-      last = now;
-      std::fprintf(stderr, "\raudit: %zu/%zu shared objects%s", done, total,
-                   done == total ? "\r\033[K" : "");
+  ProgressLine progress;
+  if (progress.enabled()) {
+    options->progress = [&progress](size_t done, size_t total) {
+      progress.show(fmt::format("audit: {}/{} shared objects", done, total));
     };
   }
   audit::AuditResult result = audit::run_audit(*options);
+  progress.clear();
   if (flags.json) {
     nlohmann::json files = nlohmann::json::array();
     for (const auto& f : result.files) files.push_back(file_json(f));

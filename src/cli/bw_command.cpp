@@ -19,6 +19,7 @@
 #include "bw/record.h"
 #include "checks/registry.h"
 #include "cli/commands.h"
+#include "cli/progress.h"
 #include "cli/snapshot_file.h"
 #include "core/units.h"
 #include "gpu/cuda_api.h"
@@ -44,34 +45,6 @@ struct BwFlags {
   bool strict = false;
   std::string save;
   std::string snapshot_file;
-};
-
-// "\rsparkdoc bw: device copy 7/23" on stderr when it is a terminal; cleared at the end.
-class ProgressLine {
- public:
-  ProgressLine() : enabled_(::isatty(STDERR_FILENO) == 1) {}
-  ProgressLine(const ProgressLine&) = delete;
-  ProgressLine& operator=(const ProgressLine&) = delete;
-  ~ProgressLine() { clear(); }
-  void show(std::string_view phase, int done, int total) {
-    if (!enabled_) return;
-    std::fputs(fmt::format("\rsparkdoc bw: {} {}/{}\033[K", phase, done, total).c_str(), stderr);
-    std::fflush(stderr);
-    shown_ = true;
-  }
-  void clear() {
-    if (!shown_) return;
-    std::fputs("\r\033[K", stderr);
-    std::fflush(stderr);
-    shown_ = false;
-  }
-  bw::Progress callback() {
-    return [this](std::string_view phase, int done, int total) { show(phase, done, total); };
-  }
-
- private:
-  bool enabled_;
-  bool shown_ = false;
 };
 
 // Writes next to the target and renames over it, so a failed write never leaves half a file.
@@ -157,7 +130,11 @@ int run_bw(const BwFlags& flags) {
   bw::BwReport report;
   report.ordinal = flags.device;
   report.taken_at = utc_now_iso8601();
+  // "sparkdoc bw: device copy 7/23" on a terminal; cleared at the end.
   ProgressLine progress;
+  const bw::Progress show_progress = [&progress](std::string_view phase, int done, int total) {
+    progress.show(fmt::format("sparkdoc bw: {} {}/{}", phase, done, total), done == total);
+  };
   const Result<gpu::Cuda>& cuda = gpu::Cuda::instance();
   if (cuda) {
     bw::DeviceOptions options;
@@ -166,7 +143,7 @@ int run_bw(const BwFlags& flags) {
     options.runs = flags.iterations;
     options.warmup_runs = flags.warmup;
     options.transfers = !flags.no_transfers;
-    report.device = bw::measure_device(*cuda, options, progress.callback());
+    report.device = bw::measure_device(*cuda, options, show_progress);
   } else {
     report.device = tl::unexpected(cuda.error());
   }
@@ -185,7 +162,7 @@ int run_bw(const BwFlags& flags) {
     options.threads = flags.threads;
     options.runs = flags.iterations;
     options.warmup_runs = flags.warmup;
-    report.host = Reading<HostBandwidth>::from(bw::measure_host(options, progress.callback()));
+    report.host = Reading<HostBandwidth>::from(bw::measure_host(options, show_progress));
   }
   progress.clear();
 

@@ -2,8 +2,13 @@
 
 #include <sys/stat.h>
 
-#include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstddef>
+
+#include "cli/progress.h"
 #include "core/fs.h"
 
 namespace sparkdoc::cli {
@@ -59,6 +64,20 @@ CaptureOptions CaptureFlags::options() const {
   o.read_gpu = !no_gpu;
   o.cuda_devices_always = cuda_devices_always;
   return o;
+}
+
+Snapshot capture_live(const CaptureFlags& flags, std::string_view command) {
+  CaptureOptions options = flags.options();
+  ProgressLine progress(std::chrono::seconds(1));
+  if (progress.enabled()) {
+    options.audit_progress = [&progress, command](size_t done, size_t total) {
+      progress.show(fmt::format("sparkdoc {}: auditing native libraries {}/{}", command, done,
+                                total));
+    };
+  }
+  Snapshot snapshot = capture(options);
+  progress.clear();
+  return snapshot;
 }
 
 }  // namespace sparkdoc::cli

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "snapshot/capture.h"
 
@@ -28,5 +29,10 @@ struct CaptureFlags {
   // Why the paths given cannot be used, or empty.
   std::string path_problem() const;
 };
+
+// capture(flags.options()), with a line "sparkdoc COMMAND: auditing native libraries 312/844"
+// on a terminal when the audit takes over a second (a cold file cache: a few seconds for a
+// full CUDA stack; warm, a tenth of one).
+Snapshot capture_live(const CaptureFlags& flags, std::string_view command);
 
 }  // namespace sparkdoc::cli

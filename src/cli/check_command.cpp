@@ -97,7 +97,7 @@ int run_check(const CheckFlags& flags) {
     source = slash == std::string::npos ? flags.snapshot_file
                                         : flags.snapshot_file.substr(slash + 1);
   } else {
-    snapshot = capture(flags.capture.options());
+    snapshot = capture_live(flags.capture, "check");
   }
 
   report::CheckReport rep = report::make_report(snapshot, workload, only, source);

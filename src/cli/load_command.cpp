@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/progress.h"
 #include "core/units.h"
 #include "gpu/cuda_api.h"
 #include "load/checkpoint_plan.h"
@@ -59,26 +60,25 @@ struct Measured {
   load::MemoryUse memory;
 };
 
-// "\rloading 3.2 of 8.6 GB (37 %)" on stderr every 100 ms while the load runs, when stderr is
-// a terminal.
-class ProgressLine {
+// "loading 3.2 of 8.6 GB (37 %)" on a terminal, redrawn every 100 ms from the loader's byte
+// count while the load runs (the loader's threads only add to the counter).
+class LoadProgress {
  public:
-  ProgressLine(const std::atomic<uint64_t>& done, uint64_t total, bool enabled)
-      : done_(done), total_(total) {
+  LoadProgress(const std::atomic<uint64_t>& done, uint64_t total, bool enabled)
+      : done_(done), total_(total), line_(std::chrono::milliseconds(0), enabled) {
     if (!enabled || total == 0) return;
     thread_ = std::thread([this] {
       while (!stop_.load()) {
         uint64_t now = done_.load();
-        std::cerr << fmt::format("\rloading {} of {} ({:.0f} %)   ", format_gb(now),
-                                 format_gb(total_),
-                                 100.0 * static_cast<double>(now) / static_cast<double>(total_))
-                  << std::flush;
+        line_.show(fmt::format("loading {} of {} ({:.0f} %)", format_gb(now), format_gb(total_),
+                               100.0 * static_cast<double>(now) / static_cast<double>(total_)),
+                   true);
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
       }
-      std::cerr << "\r" << std::string(48, ' ') << "\r" << std::flush;
+      line_.clear();
     });
   }
-  ~ProgressLine() {
+  ~LoadProgress() {
     stop_.store(true);
     if (thread_.joinable()) thread_.join();
   }
@@ -86,6 +86,7 @@ class ProgressLine {
  private:
   const std::atomic<uint64_t>& done_;
   uint64_t total_;
+  ProgressLine line_;
   std::atomic<bool> stop_{false};
   std::thread thread_;
 };
@@ -214,7 +215,7 @@ int run_load(const LoadFlags& flags) {
     load::MemoryWatch watch;
     std::optional<load::Outcome<load::LoadStats>> ran;
     {
-      ProgressLine line(progress, checkpoint->data_bytes(), tty);
+      LoadProgress line(progress, checkpoint->data_bytes(), tty);
       ran = (*loader)->run(*plan, &progress);
     }
     load::MemoryUse use = watch.stop();

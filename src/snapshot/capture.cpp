@@ -143,6 +143,7 @@ Snapshot capture(const CaptureOptions& options) {
     // Four readers: on a full CUDA stack (844 files) the audit is then ~0.1 s, and each further
     // thread adds a malloc arena to the resident set `check` promises to keep small.
     audit_options->threads = 4;
+    audit_options->progress = options.audit_progress;
     auto audit_start = Clock::now();
     s.native_code = audit::run_audit(*audit_options).summary;
     s.timings_ms["audit"] = ms_since(audit_start);

@@ -2,9 +2,10 @@
 // their readings missing with the reason; capture itself never fails.
 #pragma once
 
-#include <string>
-
+#include <cstddef>
+#include <functional>
 #include <optional>
+#include <string>
 
 #include "audit/audit.h"
 #include "core/fs.h"
@@ -25,6 +26,8 @@ struct CaptureOptions {
   // Audit the native code of the Python environment (audit/audit.h): a few tens of ms warm
   // for a full CUDA stack. false records native_code as absent "not audited".
   bool audit_native = true;
+  // Called from the audit's reader threads with (files read, files to read); none: quiet.
+  std::function<void(size_t, size_t)> audit_progress;
 };
 
 Snapshot capture(const CaptureOptions& options);
