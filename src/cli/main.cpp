@@ -30,7 +30,15 @@ int main(int argc, char** argv) {
   using namespace sparkdoc::cli;
   // `sparkdoc` and `sparkdoc --json ...` mean `sparkdoc check ...`.
   std::vector<std::string> args(argv, argv + argc);
-  if (args.size() > 1 && args[1] == "help") args[1] = "--help";  // `sparkdoc help`, as git has
+  // `sparkdoc help` and `sparkdoc help run`, as git has them.
+  if (args.size() > 1 && args[1] == "help") {
+    if (args.size() > 2) {
+      args.erase(args.begin() + 1);
+      args.insert(args.begin() + 2, "--help");
+    } else {
+      args[1] = "--help";
+    }
+  }
   if (args.size() == 1 ||
       (args[1].size() > 1 && args[1][0] == '-' && args[1] != "--help" && args[1] != "-h" &&
        args[1] != "--version")) {
@@ -63,7 +71,7 @@ int main(int argc, char** argv) {
       names += (names.empty() ? "" : ", ") + sub->get_name();
       known = known || sub->check_name(args[1]);
     }
-    if (!known && !args[1].empty() && args[1][0] != '-') {
+    if (!known && (args[1].empty() || args[1][0] != '-')) {
       std::cerr << "sparkdoc: unknown command '" << args[1] << "'; the commands are " << names
                 << " (sparkdoc --help)\n";
       return kExitUsage;

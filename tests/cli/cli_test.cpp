@@ -141,9 +141,22 @@ TEST(Cli, UsageErrorsExitTwo) {
   EXPECT_EQ(run("check --snapshot /nonexistent/file.json").status, 2);
   const auto unknown = run("frobnicate");
   EXPECT_EQ(unknown.status, 2);
-  EXPECT_THAT(unknown.out, ::testing::HasSubstr("unknown command 'frobnicate'; the commands are check, explain"));
+  EXPECT_THAT(unknown.out,
+              ::testing::HasSubstr("unknown command 'frobnicate'; the commands are check, explain"));
+  EXPECT_THAT(run("''").out, ::testing::HasSubstr("unknown command ''"));
+  EXPECT_EQ(run("''").status, 2);
   EXPECT_EQ(run("check --snapshot " + std::string(SPARKDOC_FIXTURES) + "/../CMakeLists.txt").status,
             2);
+}
+
+TEST(Cli, HelpNamesACommandsOptions) {
+  const auto all = run("help");
+  EXPECT_EQ(all.status, 0);
+  EXPECT_THAT(all.out, ::testing::HasSubstr("Usage: sparkdoc [OPTIONS] SUBCOMMAND"));
+  const auto one = run("help run");
+  EXPECT_EQ(one.status, 0);
+  EXPECT_THAT(one.out, ::testing::HasSubstr("--drop-cache-every"));
+  EXPECT_EQ(run("help frobnicate").status, 2);
 }
 
 // An environment named by a wrong path is a usage error that says what is wrong with it, not
