@@ -342,6 +342,7 @@ Result<JournalContents> parse_journal(std::string_view text) {
           fmt::format("journal of {} bytes is too large to be a sparkdoc journal", text.size()));
     }
     JournalContents c;
+    bool in_skipped_session = false;  // after a "begin" of another version
     size_t number = 0;
     size_t pos = 0;
     while (pos < text.size()) {
@@ -371,12 +372,19 @@ Result<JournalContents> parse_journal(std::string_view text) {
         }
         c.problems.push_back(
             fmt::format("line {}: journal version {}", number, parsed.session->version));
+        in_skipped_session = true;
         continue;
       }
-      if (parsed.session) c.sessions.push_back(std::move(*parsed.session));
+      if (parsed.session) {
+        c.sessions.push_back(std::move(*parsed.session));
+        in_skipped_session = false;
+      }
       if (parsed.change) c.changes.push_back(std::move(*parsed.change));
       if (parsed.swap) c.swaps_off.push_back(std::move(*parsed.swap));
-      if (parsed.command) {  // belongs to the session it follows; line 1 is always one
+      if (parsed.command && in_skipped_session) {
+        // Another version's session: its command is not one of the sessions read.
+        c.problems.push_back(fmt::format("line {}: \"command\" of a session not read", number));
+      } else if (parsed.command) {  // belongs to the session it follows; line 1 is always one
         c.sessions.back().command_pid = parsed.command->pid;
         c.sessions.back().command_start_ticks = parsed.command->start_ticks;
         c.sessions.back().command_name = std::move(parsed.command->name);

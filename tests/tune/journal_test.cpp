@@ -110,7 +110,17 @@ TEST(JournalParse, TheCommandBelongsToTheSessionBeforeIt) {
   EXPECT_EQ(c->sessions[1].command_start_ticks, 81234567u);
   EXPECT_EQ(c->sessions[1].command_name, "python3");
   EXPECT_EQ(c->changes.size(), 2u);
-  EXPECT_THAT(c->problems, ElementsAre(HasSubstr("line 6: \"command\" needs a pid, its start_ticks")));
+  EXPECT_THAT(c->problems,
+              ElementsAre(HasSubstr("line 6: \"command\" needs a pid, its start_ticks")));
+  // A session of another journal version is skipped, and the command after it with it.
+  auto mixed = parse_journal(
+      std::string(kBegin) + R"({"op":"begin","pid":7,"sparkdoc_journal":2})" + "\n" +
+      R"({"name":"python3","op":"command","pid":4243,"start_ticks":81234567})" + "\n");
+  ASSERT_TRUE(mixed) << mixed.error().message;
+  ASSERT_EQ(mixed->sessions.size(), 1u);
+  EXPECT_EQ(mixed->sessions[0].command_pid, 0);
+  EXPECT_THAT(mixed->problems, ElementsAre(HasSubstr("line 2: journal version 2"),
+                                           HasSubstr("line 3: \"command\" of a session not read")));
 }
 
 TEST(JournalParse, FirstRecordedOldValueIsTheOriginal) {
