@@ -122,7 +122,10 @@ int run_bw(const BwFlags& flags) {
   } else {
     CaptureOptions options;
     options.cuda_devices_always = true;
-    if (flags.save.empty()) options.config_dir = "";  // only the platform matters here
+    if (flags.save.empty()) {  // only the platform matters here; a saved snapshot is whole
+      options.config_dir = "";
+      options.audit_native = false;
+    }
     snapshot = capture(options);
   }
   checks::Platform platform = checks::classify_platform(snapshot);

@@ -66,8 +66,7 @@ CaptureOptions CaptureFlags::options() const {
   return o;
 }
 
-Snapshot capture_live(const CaptureFlags& flags, std::string_view command) {
-  CaptureOptions options = flags.options();
+Snapshot capture_live(CaptureOptions options, std::string_view command) {
   ProgressLine progress(std::chrono::seconds(1));
   if (progress.enabled()) {
     options.audit_progress = [&progress, command](size_t done, size_t total) {

@@ -30,9 +30,9 @@ struct CaptureFlags {
   std::string path_problem() const;
 };
 
-// capture(flags.options()), with a line "sparkdoc COMMAND: auditing native libraries 312/844"
-// on a terminal when the audit takes over a second (a cold file cache: a few seconds for a
-// full CUDA stack; warm, a tenth of one).
-Snapshot capture_live(const CaptureFlags& flags, std::string_view command);
+// capture(options), with a line "sparkdoc COMMAND: auditing native libraries 312/844" on a
+// terminal when the audit takes over a second (a cold file cache: a few seconds for a full
+// CUDA stack; warm, a tenth of one).
+Snapshot capture_live(CaptureOptions options, std::string_view command);
 
 }  // namespace sparkdoc::cli

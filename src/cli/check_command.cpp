@@ -97,7 +97,7 @@ int run_check(const CheckFlags& flags) {
     source = slash == std::string::npos ? flags.snapshot_file
                                         : flags.snapshot_file.substr(slash + 1);
   } else {
-    snapshot = capture_live(flags.capture, "check");
+    snapshot = capture_live(flags.capture.options(), "check");
   }
 
   report::CheckReport rep = report::make_report(snapshot, workload, only, source);

@@ -537,6 +537,7 @@ int run_clean(const CleanFlags& flags) {
     CaptureOptions options;
     options.root = root;
     options.config_dir = "";
+    options.audit_native = false;  // memory and GPU holders only
     options.read_gpu = !flags.no_gpu;
     options.cuda_devices_always = false;
     snapshot = capture(options);

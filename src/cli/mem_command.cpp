@@ -34,6 +34,7 @@ int run_mem(const MemFlags& flags) {
   } else {
     CaptureOptions options = flags.capture.options();
     options.config_dir = "";  // tensor-parallel settings play no part in the accounting
+    options.audit_native = false;  // nor does the native code (a cold cache: seconds of reads)
     snapshot = capture(options);
   }
   mem::MemReport report = mem::account(snapshot, checks::classify_platform(snapshot), source);

@@ -99,6 +99,7 @@ std::optional<plan::Available> available_memory(const PlanFlags& flags, std::str
   } else {
     CaptureOptions options;
     options.config_dir = "";
+    options.audit_native = false;  // the headroom only
     options.cuda_devices_always = false;
     s = capture(options);
   }

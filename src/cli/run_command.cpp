@@ -86,7 +86,7 @@ std::optional<std::string> preflight(const RunFlags& flags, const run::EnvPlan& 
   envp.push_back(nullptr);
   CaptureOptions options = flags.capture.options();
   options.envp = envp.data();
-  Snapshot snapshot = capture(options);
+  Snapshot snapshot = capture_live(std::move(options), "run");
   Workload workload;
   workload.command = join(flags.command, " ");
   report::CheckReport rep = report::make_report(snapshot, workload, {}, "live");

@@ -67,7 +67,7 @@ int run_snapshot(const SnapshotFlags& flags) {
     }
     return run_diff(flags.diff[0], flags.diff[1]);
   }
-  Snapshot snapshot = capture_live(flags.capture, "snapshot");
+  Snapshot snapshot = capture_live(flags.capture.options(), "snapshot");
   std::string text = snapshot_to_text(snapshot);
   if (flags.output.empty() || flags.output == "-") {
     std::cout << text;

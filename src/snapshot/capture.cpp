@@ -54,6 +54,10 @@ class Task {
   double elapsed_ms_ = 0;
 };
 
+// native_audit_options with the loader's cache already read.
+Result<audit::AuditOptions> audit_options_with(const Snapshot& s, const CaptureOptions& options,
+                                               std::vector<elf::LdCacheEntry> ld_cache);
+
 Reading<gpu::NvmlReadings> nvml_not_read(const std::string& why) {
   return Reading<gpu::NvmlReadings>::absent(Why::kAbsent, why);
 }
@@ -91,6 +95,10 @@ Snapshot capture(const CaptureOptions& options) {
   py.conda_prefix = sys::find_env(envp, "CONDA_PREFIX").value_or("");
   py.path = sys::find_env(envp, "PATH").value_or("");
   py.ld_library_path = sys::find_env(envp, "LD_LIBRARY_PATH").value_or("");
+  // The loader's cache, read once: torch's CUDA libraries (pyenv) and the audit search it.
+  std::vector<elf::LdCacheEntry> ld_cache;
+  if (auto cache = elf::read_ld_cache(options.root)) ld_cache = std::move(*cache);
+  py.ld_cache = ld_cache;
   Task<Reading<std::vector<pyenv::PythonEnv>>> python_task(
       [py] { return pyenv::read_python(py); });
 
@@ -139,7 +147,7 @@ Snapshot capture(const CaptureOptions& options) {
   s.bandwidth = Reading<BandwidthMeasurement>::absent(Why::kAbsent, "not measured");
   if (!options.audit_native) {
     s.native_code = Reading<audit::NativeAudit>::absent(Why::kAbsent, "not audited");
-  } else if (auto audit_options = native_audit_options(s, options)) {
+  } else if (auto audit_options = audit_options_with(s, options, std::move(ld_cache))) {
     // Four readers: on a full CUDA stack (844 files) the audit is then ~0.1 s, and each further
     // thread adds a malloc arena to the resident set `check` promises to keep small.
     audit_options->threads = 4;
@@ -157,6 +165,15 @@ Snapshot capture(const CaptureOptions& options) {
 
 Result<audit::AuditOptions> native_audit_options(const Snapshot& s,
                                                  const CaptureOptions& options) {
+  std::vector<elf::LdCacheEntry> ld_cache;
+  if (auto cache = elf::read_ld_cache(options.root)) ld_cache = std::move(*cache);
+  return audit_options_with(s, options, std::move(ld_cache));
+}
+
+namespace {
+
+Result<audit::AuditOptions> audit_options_with(const Snapshot& s, const CaptureOptions& options,
+                                               std::vector<elf::LdCacheEntry> ld_cache) {
   if (!s.python.ok()) return fail(s.python.missing().why, "no Python environment: " + s.python.reason());
   const pyenv::PythonEnv* env = nullptr;
   for (const pyenv::PythonEnv& e : *s.python) {
@@ -196,8 +213,10 @@ Result<audit::AuditOptions> native_audit_options(const Snapshot& s,
   char** envp = options.envp ? options.envp : (options.root.live() ? environ : nullptr);
   a.ld_library_path = sys::find_env(envp, "LD_LIBRARY_PATH").value_or("");
   a.bnb_cuda_version = sys::find_env(envp, "BNB_CUDA_VERSION").value_or("");
-  if (auto cache = elf::read_ld_cache(options.root)) a.ld_cache = std::move(*cache);
+  a.ld_cache = std::move(ld_cache);
   return a;
 }
+
+}  // namespace
 
 }  // namespace sparkdoc
