@@ -326,6 +326,12 @@ pid_t start_tuned_run(const FakeMachine& root, const sys::testing::TempTree& tre
   return pid;
 }
 
+// What a plain `sparkdoc check` on `root` prints on stderr (the journal notice, if any).
+Outcome journal_notice_of_check(const FakeMachine& root) {
+  return run_shell(std::string(SPARKDOC_BIN) + " check --no-gpu --only G3 --root " + root.path() +
+                   " 2>&1 >/dev/null | cat");
+}
+
 // SIGKILLs an orphaned command (the test's own child no more) and waits until it is dead: gone,
 // or a zombie its new parent has not reaped yet.
 void kill_and_wait_dead(pid_t pid) {
@@ -389,8 +395,7 @@ TEST(RunCli, TheValuesStayWhileAKilledRunsCommandRuns) {
   EXPECT_EQ(root.vm("min_free_kbytes"), "1048576\n");
   EXPECT_TRUE(fs::exists(root.journal().path));
   // Any other command says whose values they are, rather than urging a restore.
-  Outcome check = run_shell(std::string(SPARKDOC_BIN) + " check --no-gpu --only G3 --root " +
-                            root.path() + " 2>&1 >/dev/null | cat");
+  Outcome check = journal_notice_of_check(root);
   EXPECT_THAT(check.out, HasSubstr("stay for the command it started (sh, pid " +
                                    std::to_string(command) + "), which still runs"));
 
@@ -416,8 +421,7 @@ TEST(RunCli, TheJournalOfARunningSparkdocIsLeftToIt) {
                                     ", which is still running"));
   EXPECT_EQ(root.vm("min_free_kbytes"), "1048576\n");
   // A running run's values are its own business: other commands print no notice.
-  Outcome check = run_shell(std::string(SPARKDOC_BIN) + " check --no-gpu --only G3 --root " +
-                            root.path() + " 2>&1 >/dev/null | cat");
+  Outcome check = journal_notice_of_check(root);
   EXPECT_THAT(check.out, Not(HasSubstr("clean --restore")));
   ASSERT_EQ(::kill(first, SIGTERM), 0);
   int status = wait_status(first);
