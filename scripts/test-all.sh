@@ -1,23 +1,33 @@
 #!/usr/bin/env bash
-# The whole test suite: unit and golden tests, the same under ASan+UBSan, and a short run of
-# every fuzz target over its committed corpus. GPU tests skip themselves without a GPU.
+# The whole test suite, from one sanitizer build: clang with ASan+UBSan (every undefined
+# behaviour fatal) builds the libraries, the tests and the fuzz targets once; every test runs
+# there, then every fuzz target over its committed corpus. A g++ release build of the shipped
+# binary and library follows, and must judge every fixture snapshot exactly as the tested one.
+# GPU tests skip themselves without a GPU. Each phase prints its time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
 
 log=$(mktemp)
 asan_log=$(mktemp)
-trap 'rm -f "$log" "$asan_log"' EXIT
+work=$(mktemp -d)
+trap 'rm -rf "$log" "$asan_log" "$work"' EXIT
 
-echo "== build and test (default preset)"
-cmake --preset default -G Ninja >/dev/null
-cmake --build --preset default -j "$jobs"
-ctest --preset default -j "$jobs" | tee -a "$log"
+started=$SECONDS
+phase_started=$SECONDS
+phase() {
+  echo "== $1 (after $((SECONDS - started)) s)"
+  phase_started=$SECONDS
+}
+phase_done() { echo "   $((SECONDS - phase_started)) s"; }
 
-echo "== build and test under ASan+UBSan"
+phase "build under ASan+UBSan (clang): libraries, tests, fuzz targets"
 cmake --preset asan -G Ninja >/dev/null
 cmake --build --preset asan -j "$jobs"
-if ctest --preset asan -j "$jobs" -L unit 2>&1 | tee "$asan_log"; then
+phase_done
+
+phase "every test under ASan+UBSan"
+if ctest --preset asan -j "$jobs" 2>&1 | tee "$asan_log"; then
   cat "$asan_log" >>"$log"
 elif grep -q "LeakSanitizer has encountered a fatal error" "$asan_log" &&
   ! grep -Eq "ERROR: (LeakSanitizer: detected|AddressSanitizer)|runtime error:" "$asan_log"; then
@@ -32,25 +42,53 @@ elif grep -q "LeakSanitizer has encountered a fatal error" "$asan_log" &&
 else
   exit 1
 fi
+phase_done
 
-if command -v clang++ >/dev/null 2>&1; then
-  echo "== fuzz smoke (each target over its corpus, then 20000 new inputs)"
-  cmake --preset fuzz -G Ninja >/dev/null
-  cmake --build --preset fuzz -j "$jobs" --target fuzz_all
-  for target in build-fuzz/fuzz/fuzz_*; do
-    [ -x "$target" ] || continue
-    name=$(basename "$target")
-    corpus="fuzz/corpus/${name}"
-    work=$(mktemp -d)
-    [ -d "$corpus" ] && cp -r "$corpus"/. "$work"/
-    "$target" -runs=20000 -max_total_time=60 "$work" >"$work.log" 2>&1 \
-      || { cat "$work.log"; echo "fuzz target $name failed"; exit 1; }
-    echo "$name: $(grep -Eo 'Done [0-9]+ runs' "$work.log" || echo ok)"
-    rm -rf "$work" "$work.log"
+phase "fuzz smoke (each target over its corpus, then 20000 new inputs)"
+fuzz_targets=0
+for target in build-asan/fuzz/fuzz_*; do
+  [ -x "$target" ] || continue
+  name=$(basename "$target")
+  corpus="fuzz/corpus/${name}"
+  rm -rf "$work/corpus" && mkdir "$work/corpus"
+  [ -d "$corpus" ] && cp -r "$corpus"/. "$work/corpus"/
+  "$target" -runs=20000 -max_total_time=60 "$work/corpus" >"$work/fuzz.log" 2>&1 \
+    || { cat "$work/fuzz.log"; echo "fuzz target $name failed"; exit 1; }
+  if grep -q "runtime error:" "$work/fuzz.log"; then
+    cat "$work/fuzz.log"; echo "fuzz target $name: undefined behaviour"; exit 1
+  fi
+  echo "$name: $(grep -Eo 'Done [0-9]+ runs' "$work/fuzz.log" || echo ok)"
+  fuzz_targets=$((fuzz_targets + 1))
+done
+phase_done
+
+phase "release build with g++ (the shipped binary and library)"
+cmake --preset release -G Ninja >/dev/null
+cmake --build --preset release -j "$jobs" --target sparkdoc sparkdoc_abi
+release=build-release/src/cli/sparkdoc
+tested=build-asan/src/cli/sparkdoc
+judged=0
+for snapshot in tests/fixtures/snapshots/*.json; do
+  case "$snapshot" in *.workload.json) continue ;; esac
+  for format in "" "--json"; do
+    # shellcheck disable=SC2086
+    "$release" check --snapshot "$snapshot" $format >"$work/release.out" 2>&1 || true
+    # shellcheck disable=SC2086
+    ASAN_OPTIONS=detect_leaks=0 "$tested" check --snapshot "$snapshot" $format \
+      >"$work/tested.out" 2>&1 || true
+    if ! cmp -s "$work/release.out" "$work/tested.out"; then
+      diff "$work/tested.out" "$work/release.out" | head -20
+      echo "the g++ release binary judges $snapshot ${format:-as text} otherwise than the tested build"
+      exit 1
+    fi
   done
-fi
+  judged=$((judged + 1))
+done
+echo "release binary: $judged fixture snapshots judged as by the tested build"
+phase_done
 
-# One closing line over both ctest runs (ctest itself stops the script on a failure).
+# One closing line over the test run and the fuzz targets.
 total=$(grep -Eo 'tests failed out of [0-9]+' "$log" | awk '{s += $5} END {print s + 0}')
 failed=$(grep -Eo '[0-9]+ tests failed out of' "$log" | awk '{s += $1} END {print s + 0}')
-echo "$((total - failed)) passed, $failed failed"
+echo "$((total - failed)) tests passed, $failed failed; $fuzz_targets fuzz targets clean;" \
+  "$((SECONDS - started)) s in all"

@@ -11,12 +11,17 @@
 #include <vector>
 
 #include "checkpoint_files.h"
+#include "gpu/cuda_types.h"
 #include "sparkdoc/sparkdoc.h"
 
 namespace sparkdoc::load {
 namespace {
 
 namespace fs = std::filesystem;
+using gpu::cuda::CUcontext;
+using gpu::cuda::CUdevice;
+using gpu::cuda::CUdeviceptr;
+using gpu::cuda::CUresult;
 using testing::make_tensor;
 using testing::TensorData;
 
@@ -44,16 +49,19 @@ class CApiTest : public ::testing::Test {
 struct FakeDeviceMemory {
   explicit FakeDeviceMemory(size_t bytes) {
     void* handle = ::dlopen(SPARKDOC_FAKE_CUDA, RTLD_NOW | RTLD_LOCAL);
-    using Retain = int (*)(void**, int);
-    using Set = int (*)(void*);
-    using Alloc = int (*)(unsigned long long*, size_t);
+    // The fake's own signatures: a call through another function type is undefined (clang's
+    // -fsanitize=function stops on it).
+    using Retain = CUresult (*)(CUcontext*, CUdevice);
+    using Set = CUresult (*)(CUcontext);
+    using Alloc = CUresult (*)(CUdeviceptr*, size_t);
     auto retain = reinterpret_cast<Retain>(::dlsym(handle, "cuDevicePrimaryCtxRetain"));
     auto set = reinterpret_cast<Set>(::dlsym(handle, "cuCtxSetCurrent"));
     auto alloc = reinterpret_cast<Alloc>(::dlsym(handle, "cuMemAlloc_v2"));
-    free_ = reinterpret_cast<int (*)(unsigned long long)>(::dlsym(handle, "cuMemFree_v2"));
-    release_ = reinterpret_cast<int (*)(int)>(::dlsym(handle, "cuDevicePrimaryCtxRelease_v2"));
-    reinterpret_cast<int (*)(unsigned)>(::dlsym(handle, "cuInit"))(0);
-    void* context = nullptr;
+    free_ = reinterpret_cast<CUresult (*)(CUdeviceptr)>(::dlsym(handle, "cuMemFree_v2"));
+    release_ =
+        reinterpret_cast<CUresult (*)(CUdevice)>(::dlsym(handle, "cuDevicePrimaryCtxRelease_v2"));
+    reinterpret_cast<CUresult (*)(unsigned)>(::dlsym(handle, "cuInit"))(0);
+    CUcontext context = nullptr;
     retain(&context, 0);
     set(context);
     alloc(&address, bytes);
@@ -63,9 +71,9 @@ struct FakeDeviceMemory {
     free_(address);
     release_(0);
   }
-  unsigned long long address = 0;
-  int (*free_)(unsigned long long) = nullptr;
-  int (*release_)(int) = nullptr;
+  CUdeviceptr address = 0;
+  CUresult (*free_)(CUdeviceptr) = nullptr;
+  CUresult (*release_)(CUdevice) = nullptr;
 };
 
 TEST_F(CApiTest, EnumeratesTheCheckpointAndLoadsIntoCallerPointers) {
