@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "audit/readings.h"
+#include "model/audit.h"
 #include "core/fs.h"
 #include "core/result.h"
 #include "elf/compat.h"

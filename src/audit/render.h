@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "audit/readings.h"
+#include "model/audit.h"
 
 namespace sparkdoc::audit {
 

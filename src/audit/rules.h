@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "audit/readings.h"
+#include "model/audit.h"
 #include "elf/compat.h"
 
 namespace sparkdoc::audit {

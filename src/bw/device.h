@@ -22,7 +22,7 @@
 #include "core/result.h"
 #include "core/units.h"
 #include "gpu/cuda_api.h"
-#include "snapshot/snapshot.h"
+#include "model/snapshot.h"
 
 namespace sparkdoc::bw {
 

@@ -14,7 +14,7 @@
 
 #include "bw/device.h"
 #include "core/result.h"
-#include "snapshot/snapshot.h"
+#include "model/snapshot.h"
 
 namespace sparkdoc::bw {
 

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/units.h"
-#include "snapshot/json.h"
+#include "model/snapshot_json.h"
 
 namespace sparkdoc::bw {
 namespace {

@@ -11,7 +11,7 @@
 #include "bw/nominal.h"
 #include "core/reading.h"
 #include "core/result.h"
-#include "snapshot/snapshot.h"
+#include "model/snapshot.h"
 
 namespace sparkdoc::bw {
 

@@ -11,7 +11,7 @@
 #include <span>
 
 #include "core/result.h"
-#include "snapshot/snapshot.h"
+#include "model/snapshot.h"
 
 namespace sparkdoc::bw {
 

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "checks/finding.h"
-#include "snapshot/snapshot.h"
+#include "model/snapshot.h"
 
 namespace sparkdoc::checks {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "checks/finding.h"
-#include "snapshot/snapshot.h"
+#include "model/snapshot.h"
 
 namespace sparkdoc::checks {
 

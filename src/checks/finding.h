@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "gpu/readings.h"
+#include "model/gpu.h"
 
 namespace sparkdoc::checks {
 

@@ -20,7 +20,7 @@
 #include "checks/check_fns.h"
 #include "checks/common.h"
 #include "core/strings.h"
-#include "gpu/clock_events.h"
+#include "model/clock_events.h"
 
 namespace sparkdoc::checks {
 namespace {

@@ -8,15 +8,15 @@
 #include <nlohmann/json.hpp>
 
 #include "audit/audit.h"
-#include "audit/json.h"
+#include "model/audit_json.h"
 #include "audit/render.h"
 #include "cli/capture_flags.h"
 #include "cli/commands.h"
 #include "cli/progress.h"
 #include "elf/fatbin.h"
-#include "elf/json.h"
+#include "model/elf_json.h"
 #include "elf/listing.h"
-#include "snapshot/capture.h"
+#include "capture/capture.h"
 
 namespace sparkdoc::cli {
 namespace {

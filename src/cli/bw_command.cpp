@@ -23,8 +23,8 @@
 #include "cli/snapshot_file.h"
 #include "core/units.h"
 #include "gpu/cuda_api.h"
-#include "snapshot/capture.h"
-#include "snapshot/json.h"
+#include "capture/capture.h"
+#include "model/snapshot_json.h"
 #include "sys/host.h"
 #include "sys/meminfo.h"
 

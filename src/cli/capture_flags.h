@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include "snapshot/capture.h"
+#include "capture/capture.h"
 
 namespace CLI {
 class App;

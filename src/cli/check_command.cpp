@@ -16,8 +16,8 @@
 #include "core/strings.h"
 #include "core/units.h"
 #include "report/report.h"
-#include "snapshot/capture.h"
-#include "snapshot/json.h"
+#include "capture/capture.h"
+#include "model/snapshot_json.h"
 
 namespace sparkdoc::cli {
 namespace {

@@ -22,7 +22,7 @@
 #include "gpu/probe.h"
 #include "mem/account.h"
 #include "mem/clean.h"
-#include "snapshot/capture.h"
+#include "capture/capture.h"
 #include "sys/meminfo.h"
 #include "sys/swaps.h"
 #include "tune/journal.h"

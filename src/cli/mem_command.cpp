@@ -9,7 +9,7 @@
 #include "cli/snapshot_file.h"
 #include "mem/account.h"
 #include "mem/render.h"
-#include "snapshot/capture.h"
+#include "capture/capture.h"
 
 namespace sparkdoc::cli {
 namespace {

@@ -17,7 +17,7 @@
 #include "core/strings.h"
 #include "core/units.h"
 #include "plan/plan.h"
-#include "snapshot/capture.h"
+#include "capture/capture.h"
 
 namespace sparkdoc::cli {
 namespace {

@@ -21,7 +21,7 @@
 #include "run/process.h"
 #include "run/runner.h"
 #include "runreport/summary.h"
-#include "snapshot/capture.h"
+#include "capture/capture.h"
 #include "tune/tunables.h"
 
 namespace sparkdoc::cli {

@@ -9,8 +9,8 @@
 #include "cli/capture_flags.h"
 #include "cli/commands.h"
 #include "core/fs.h"
-#include "snapshot/capture.h"
-#include "snapshot/json.h"
+#include "capture/capture.h"
+#include "model/snapshot_json.h"
 
 namespace sparkdoc::cli {
 namespace {

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/fs.h"
-#include "snapshot/json.h"
+#include "model/snapshot_json.h"
 
 namespace sparkdoc::cli {
 

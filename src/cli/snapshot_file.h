@@ -5,7 +5,7 @@
 #include <string>
 
 #include "core/result.h"
-#include "snapshot/snapshot.h"
+#include "model/snapshot.h"
 
 namespace sparkdoc::cli {
 

@@ -21,7 +21,7 @@
 #include <string>
 
 #include "core/result.h"
-#include "elf/readings.h"
+#include "model/elf.h"
 
 namespace sparkdoc::elf {
 

@@ -32,7 +32,7 @@
 
 #include "core/fs.h"
 #include "elf/ld_cache.h"
-#include "elf/readings.h"
+#include "model/elf.h"
 
 namespace sparkdoc::elf {
 

@@ -13,7 +13,7 @@
 #include "core/reading.h"
 #include "core/result.h"
 #include "gpu/nvml_api.h"
-#include "gpu/readings.h"
+#include "model/gpu.h"
 
 namespace sparkdoc::gpu {
 

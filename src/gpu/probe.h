@@ -14,7 +14,7 @@
 #include "core/result.h"
 #include "gpu/cuda_api.h"
 #include "gpu/nvml_api.h"
-#include "gpu/readings.h"
+#include "model/gpu.h"
 
 namespace sparkdoc::gpu {
 

@@ -16,7 +16,7 @@
 
 #include "checks/finding.h"
 #include "checks/registry.h"
-#include "snapshot/snapshot.h"
+#include "model/snapshot.h"
 
 namespace sparkdoc::mem {
 

@@ -26,8 +26,8 @@
 
 #include "checks/registry.h"
 #include "mem/account.h"
-#include "snapshot/snapshot.h"
-#include "sys/readings.h"
+#include "model/snapshot.h"
+#include "model/sys.h"
 
 namespace sparkdoc::mem {
 

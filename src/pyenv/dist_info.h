@@ -10,7 +10,7 @@
 
 #include "core/fs.h"
 #include "core/result.h"
-#include "pyenv/readings.h"
+#include "model/pyenv.h"
 
 namespace sparkdoc::pyenv {
 

@@ -13,7 +13,7 @@
 
 #include "core/reading.h"
 #include "pyenv/discovery.h"
-#include "pyenv/readings.h"
+#include "model/pyenv.h"
 
 namespace sparkdoc::pyenv {
 

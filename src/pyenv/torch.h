@@ -11,7 +11,7 @@
 #include "core/fs.h"
 #include "core/result.h"
 #include "pyenv/discovery.h"
-#include "pyenv/readings.h"
+#include "model/pyenv.h"
 
 namespace sparkdoc::pyenv {
 

@@ -11,7 +11,7 @@
 
 #include "checks/finding.h"
 #include "checks/registry.h"
-#include "snapshot/snapshot.h"
+#include "model/snapshot.h"
 
 namespace sparkdoc::report {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/result.h"
-#include "sys/readings.h"
+#include "model/sys.h"
 
 namespace sparkdoc::sys {
 

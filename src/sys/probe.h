@@ -6,7 +6,7 @@
 
 #include "core/fs.h"
 #include "core/reading.h"
-#include "sys/readings.h"
+#include "model/sys.h"
 
 namespace sparkdoc::sys {
 

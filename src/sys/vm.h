@@ -7,7 +7,7 @@
 
 #include "core/fs.h"
 #include "core/result.h"
-#include "sys/readings.h"
+#include "model/sys.h"
 
 namespace sparkdoc::sys {
 

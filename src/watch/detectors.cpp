@@ -12,8 +12,8 @@
 
 #include "core/strings.h"
 #include "core/units.h"
-#include "gpu/clock_events.h"
-#include "gpu/readings.h"
+#include "model/clock_events.h"
+#include "model/gpu.h"
 #include "watch/throttle.h"
 
 namespace sparkdoc::watch {

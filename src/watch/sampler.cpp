@@ -7,7 +7,7 @@
 #include "core/strings.h"
 #include "core/version.h"
 #include "gpu/probe.h"
-#include "snapshot/snapshot.h"
+#include "model/snapshot.h"
 #include "sys/host.h"
 #include "sys/meminfo.h"
 #include "sys/psi.h"

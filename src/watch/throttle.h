@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "gpu/readings.h"
+#include "model/gpu.h"
 
 namespace sparkdoc::watch {
 

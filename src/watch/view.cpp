@@ -7,7 +7,7 @@
 
 #include "core/strings.h"
 #include "core/units.h"
-#include "gpu/clock_events.h"
+#include "model/clock_events.h"
 #include "watch/log.h"
 #include "watch/time_text.h"
 

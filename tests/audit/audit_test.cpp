@@ -17,7 +17,7 @@
 #include "checks/registry.h"
 #include <nlohmann/json.hpp>
 
-#include "snapshot/json.h"
+#include "model/snapshot_json.h"
 
 namespace sparkdoc::audit {
 namespace {

@@ -12,7 +12,7 @@
 #include "bw/stats.h"
 #include "checks/registry.h"
 #include "core/fs.h"
-#include "snapshot/json.h"
+#include "model/snapshot_json.h"
 
 namespace sparkdoc::bw {
 namespace {

@@ -6,7 +6,7 @@
 #include <set>
 #include <stdexcept>
 
-#include "snapshot/json.h"
+#include "model/snapshot_json.h"
 #include "snapshots.h"
 
 namespace sparkdoc::checks {

@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "checks/registry.h"
-#include "snapshot/snapshot.h"
+#include "model/snapshot.h"
 
 namespace sparkdoc::checks::testing {
 

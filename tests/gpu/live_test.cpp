@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "gpu/context.h"
-#include "gpu/json.h"
+#include "model/gpu_json.h"
 #include "gpu/probe.h"
 
 namespace sparkdoc::gpu {

@@ -8,7 +8,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "gpu/json.h"
+#include "model/gpu_json.h"
 
 namespace sparkdoc::gpu {
 namespace {

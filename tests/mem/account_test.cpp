@@ -11,7 +11,7 @@
 
 #include "core/units.h"
 #include "mem/clean.h"
-#include "snapshot/json.h"
+#include "model/snapshot_json.h"
 
 namespace sparkdoc::mem {
 namespace {

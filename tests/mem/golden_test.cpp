@@ -15,7 +15,7 @@
 #include "mem/account.h"
 #include "mem/clean.h"
 #include "mem/render.h"
-#include "snapshot/json.h"
+#include "model/snapshot_json.h"
 
 namespace sparkdoc::mem {
 namespace {

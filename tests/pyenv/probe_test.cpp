@@ -9,7 +9,7 @@
 #include "core/fs.h"
 #include "elf/ld_cache.h"
 #include "fixture.h"
-#include "pyenv/json.h"
+#include "model/pyenv_json.h"
 
 namespace sparkdoc::pyenv {
 namespace {

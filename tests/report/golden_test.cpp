@@ -13,7 +13,7 @@
 #include "core/units.h"
 #include "golden.h"
 #include "report/report.h"
-#include "snapshot/json.h"
+#include "model/snapshot_json.h"
 
 namespace sparkdoc {
 namespace {

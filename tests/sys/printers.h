@@ -3,7 +3,7 @@
 
 #include <ostream>
 
-#include "sys/readings.h"
+#include "model/sys.h"
 
 namespace sparkdoc::sys {
 

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "printers.h"
-#include "sys/json.h"
+#include "model/sys_json.h"
 
 namespace sparkdoc::sys {
 namespace {

@@ -1,4 +1,4 @@
-#include "snapshot/json.h"
+#include "model/snapshot_json.h"
 
 #include <gtest/gtest.h>
 

@@ -8,7 +8,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "core/result.h"
-#include "snapshot/snapshot.h"
+#include "model/snapshot.h"
 
 namespace sparkdoc {
 

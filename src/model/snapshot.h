@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "audit/readings.h"
+#include "model/audit.h"
 #include "core/reading.h"
-#include "gpu/readings.h"
-#include "pyenv/readings.h"
-#include "sys/readings.h"
+#include "model/gpu.h"
+#include "model/pyenv.h"
+#include "model/sys.h"
 
 namespace sparkdoc {
 

@@ -1,12 +1,12 @@
-#include "snapshot/json.h"
+#include "model/snapshot_json.h"
 
 #include <fmt/format.h>
 
-#include "audit/json.h"
+#include "model/audit_json.h"
 #include "core/json.h"
-#include "gpu/json.h"
-#include "pyenv/json.h"
-#include "sys/json.h"
+#include "model/gpu_json.h"
+#include "model/pyenv_json.h"
+#include "model/sys_json.h"
 
 namespace sparkdoc {
 

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "core/json.h"
-#include "gpu/readings.h"
+#include "model/gpu.h"
 
 namespace sparkdoc::gpu {
 

@@ -1,6 +1,7 @@
+// JSON field lists of the audit readings. Key names are public (snapshot schema): append only.
 #pragma once
 
-#include "audit/readings.h"
+#include "model/audit.h"
 #include "core/json.h"
 
 namespace sparkdoc::audit {

@@ -1,6 +1,6 @@
 // Names for NVML clock-event ("throttle") reasons, spelled as `nvidia-smi -q` prints them under
 // "Clocks Event Reasons". Pure functions of a bit mask: no driver, no dlopen, so checks and
-// reports may link them (target sparkdoc_gpu_names).
+// reports may link them (part of sparkdoc_model).
 #pragma once
 
 #include <cstdint>

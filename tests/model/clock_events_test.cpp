@@ -1,8 +1,8 @@
-#include "gpu/clock_events.h"
+#include "model/clock_events.h"
 
 #include <gtest/gtest.h>
 
-#include "gpu/readings.h"
+#include "model/gpu.h"
 
 namespace sparkdoc::gpu {
 namespace {

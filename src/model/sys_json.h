@@ -2,7 +2,7 @@
 #pragma once
 
 #include "core/json.h"
-#include "sys/readings.h"
+#include "model/sys.h"
 
 namespace sparkdoc::sys {
 

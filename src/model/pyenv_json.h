@@ -1,7 +1,8 @@
+// JSON field lists of the pyenv readings. Key names are public (snapshot schema): append only.
 #pragma once
 
 #include "core/json.h"
-#include "pyenv/readings.h"
+#include "model/pyenv.h"
 
 namespace sparkdoc::pyenv {
 SPARKDOC_JSON(Distribution, name, version, location)

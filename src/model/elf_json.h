@@ -1,7 +1,8 @@
+// JSON field lists of the elf readings. Key names are public (snapshot schema): append only.
 #pragma once
 
 #include "core/json.h"
-#include "elf/readings.h"
+#include "model/elf.h"
 
 namespace sparkdoc::elf {
 SPARKDOC_JSON(VersionNeed, file, versions)

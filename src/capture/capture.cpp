@@ -1,4 +1,4 @@
-#include "snapshot/capture.h"
+#include "capture/capture.h"
 
 #include <chrono>
 #include <ctime>

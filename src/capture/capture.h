@@ -9,7 +9,7 @@
 
 #include "audit/audit.h"
 #include "core/fs.h"
-#include "snapshot/snapshot.h"
+#include "model/snapshot.h"
 
 namespace sparkdoc {
 
