@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "core/names.h"
 #include "pyenv/discovery.h"
 #include "pyenv/dist_info.h"
 #include "pyenv/torch.h"
@@ -19,8 +20,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)python_major_minor(text);
   if (auto folder = parse_dist_folder(text)) {
     // Normalizing twice changes nothing.
-    std::string once = normalize_name(folder->name);
-    if (normalize_name(once) != once) __builtin_trap();
+    std::string once = sparkdoc::pep503_name(folder->name);
+    if (sparkdoc::pep503_name(once) != once) __builtin_trap();
     (void)is_watched(once);
   }
   (void)parse_metadata(text);

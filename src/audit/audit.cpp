@@ -14,6 +14,7 @@
 #include "audit/rules.h"
 #include "audit/scan.h"
 #include "core/cuda_sonames.h"
+#include "core/names.h"
 #include "core/paths.h"
 #include "elf/compat.h"
 #include "elf/dynamic.h"
@@ -193,7 +194,7 @@ AuditResult run_audit(const AuditOptions& options) {
     PackageAudit& p = packages[f.package];
     if (p.name.empty()) {
       p.name = f.package;
-      p.key = package_key(f.package);
+      p.key = pep503_name(f.package);
       if (auto it = site->distributions.find(f.package); it != site->distributions.end()) {
         p.version = it->second.version;
       }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "core/names.h"
 #include "core/paths.h"
 #include "core/strings.h"
 #include "pyenv/dist_info.h"
@@ -45,7 +46,7 @@ std::string files_text(const std::vector<std::string>& files) {
 }
 
 void library_notes(const PackageAudit& p, const RuleContext& c, std::vector<Note>& out) {
-  const bool nvidia_wheel = package_key(p.name).starts_with("nvidia-");
+  const bool nvidia_wheel = pep503_name(p.name).starts_with("nvidia-");
   // Group by soname so a package with fifty extensions gets one line per library.
   std::map<std::string, std::vector<const LibraryProblem*>> by_soname;
   for (const LibraryProblem& problem : p.problems) by_soname[problem.soname].push_back(&problem);
@@ -89,7 +90,7 @@ void gpu_notes(const PackageAudit& p, const RuleContext& c, std::vector<Note>& o
   // NVIDIA's own libraries load kernels that .nv_fatbin does not hold: cuFFT keeps its
   // per-architecture kernels in .ldata (libcufft.so.12 of CUDA 13 lists only sm_75 there and
   // runs on every GPU CUDA 13 supports). What their .nv_fatbin lacks is no verdict.
-  if (package_key(p.name).starts_with("nvidia-")) {
+  if (pep503_name(p.name).starts_with("nvidia-")) {
     if (p.gpu == "does_not_run" || p.gpu == "ptx_jit_only") {
       out.push_back(note("info", fmt::format("its .nv_fatbin has no SASS for {} ({}); NVIDIA's "
                                              "libraries load further kernels from elsewhere "
@@ -119,8 +120,6 @@ void tag(std::vector<Note>& notes, size_t first, std::string_view topic) {
 
 }  // namespace
 
-std::string package_key(const std::string& name) { return pyenv::normalize_name(name); }
-
 std::vector<Note> package_notes(const PackageAudit& p, const RuleContext& c) {
   std::vector<Note> out;
   library_notes(p, c, out);
@@ -129,7 +128,7 @@ std::vector<Note> package_notes(const PackageAudit& p, const RuleContext& c) {
   gpu_notes(p, c, out);
   tag(out, first, "gpu_code");
   first = out.size();
-  const std::string key = package_key(p.name);
+  const std::string key = pep503_name(p.name);
   const bool blackwell12 = c.target && c.target->major == 12;
 
   if (key == "flash-attn" && !any_file(c, "flash_attn_2_cuda") && !any_file(c, "flash_attn_3") &&

@@ -28,9 +28,6 @@ struct RuleContext {
   std::vector<std::string> files;  // the package's shared objects, relative
 };
 
-// PEP 503 name: "flash_attn" -> "flash-attn".
-std::string package_key(const std::string& name);
-
 std::vector<Note> package_notes(const PackageAudit& package, const RuleContext& context);
 
 // Worst severity among notes: "fail", "warn", "info", or "" for none.

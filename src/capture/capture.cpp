@@ -7,6 +7,7 @@
 #include <optional>
 #include <system_error>
 
+#include "core/time.h"
 #include "core/version.h"
 #include "elf/ld_cache.h"
 #include "gpu/probe.h"
@@ -63,15 +64,6 @@ Reading<gpu::NvmlReadings> nvml_not_read(const std::string& why) {
 }
 
 }  // namespace
-
-std::string utc_now_iso8601() {
-  std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  ::gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 Snapshot capture(const CaptureOptions& options) {
   auto start = Clock::now();

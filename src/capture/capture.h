@@ -39,7 +39,4 @@ Snapshot capture(const CaptureOptions& options);
 Result<audit::AuditOptions> native_audit_options(const Snapshot& snapshot,
                                                  const CaptureOptions& options);
 
-// UTC ISO 8601 with seconds ("2026-11-29T23:59:50Z").
-std::string utc_now_iso8601();
-
 }  // namespace sparkdoc

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "core/names.h"
 #include "core/strings.h"
 #include "core/units.h"
 
@@ -19,27 +20,12 @@ Finding make_finding(std::string_view id, Verdict verdict, std::string detail,
   return f;
 }
 
-std::string normalize_dist_name(std::string_view name) {
-  std::string out;
-  bool pending_dash = false;
-  for (char c : name) {
-    if (c == '-' || c == '_' || c == '.') {
-      pending_dash = !out.empty();
-      continue;
-    }
-    if (pending_dash) out += '-';
-    pending_dash = false;
-    out += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-  }
-  return out;
-}
-
 const pyenv::Distribution* find_dist(const pyenv::PythonEnv& env, std::string_view name) {
-  std::string wanted = normalize_dist_name(name);
+  std::string wanted = pep503_name(name);
   if (auto it = env.packages.find(wanted); it != env.packages.end()) return &it->second;
   // The probe keys by normalised name; a snapshot written by hand may not.
   for (const auto& [key, dist] : env.packages) {
-    if (normalize_dist_name(key) == wanted || normalize_dist_name(dist.name) == wanted) {
+    if (pep503_name(key) == wanted || pep503_name(dist.name) == wanted) {
       return &dist;
     }
   }
@@ -286,7 +272,7 @@ const audit::NativeAudit* native_audit(const Snapshot& s, const Platform& p, std
 }
 
 const audit::PackageAudit* audited_package(const audit::NativeAudit& a, std::string_view name) {
-  const std::string key = normalize_dist_name(name);
+  const std::string key = pep503_name(name);
   for (const audit::PackageAudit& p : a.packages) {
     if (p.key == key) return &p;
   }

@@ -19,9 +19,6 @@ Finding make_finding(std::string_view id, Verdict verdict, std::string detail,
 
 // Python distributions
 
-// PEP 503 name normalisation: lowercase, every run of '-', '_' and '.' becomes one '-'
-// ("Flash_Attn" -> "flash-attn").
-std::string normalize_dist_name(std::string_view name);
 // Finds a distribution by any spelling of its name; nullptr when not installed (or not watched).
 const pyenv::Distribution* find_dist(const pyenv::PythonEnv& env, std::string_view name);
 // The first environment whose torch could be read; nullptr when none has torch.

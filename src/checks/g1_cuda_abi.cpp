@@ -21,9 +21,10 @@
 
 #include "checks/check_fns.h"
 #include "checks/common.h"
-#include "checks/version_compare.h"
 #include "core/cuda_sonames.h"
+#include "core/names.h"
 #include "core/strings.h"
+#include "core/version_compare.h"
 
 namespace sparkdoc::checks {
 namespace {
@@ -210,7 +211,7 @@ Finding judge_torch(const Snapshot& s, const Platform& platform) {
   std::vector<std::string> mixed_names;
   std::string own_suffix = fmt::format("-cu{}", torch_major);
   for (const auto& [key, dist] : env->packages) {
-    std::string name = normalize_dist_name(dist.name.empty() ? key : dist.name);
+    std::string name = pep503_name(dist.name.empty() ? key : dist.name);
     if (!name.starts_with("nvidia-")) continue;
     auto cu = name.rfind("-cu");
     if (cu == std::string::npos || cu + 3 >= name.size()) continue;

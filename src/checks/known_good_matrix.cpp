@@ -5,7 +5,7 @@
 
 #include <array>
 
-#include "checks/version_compare.h"
+#include "core/version_compare.h"
 
 namespace sparkdoc::checks {
 namespace {

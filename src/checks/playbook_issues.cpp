@@ -6,6 +6,7 @@
 #include <string>
 
 #include "checks/common.h"
+#include "core/names.h"
 
 namespace sparkdoc::checks {
 namespace {
@@ -110,7 +111,7 @@ std::optional<std::string_view> canonical_playbook(std::string_view name) {
   for (auto& c : spaced) {
     if (c == ' ' || c == '/') c = '-';
   }
-  std::string wanted = normalize_dist_name(spaced);
+  std::string wanted = pep503_name(spaced);
   for (std::string_view p : kPlaybooks) {
     if (p == wanted) return p;
   }

@@ -13,7 +13,7 @@
 
 #include "checks/check_fns.h"
 #include "checks/common.h"
-#include "checks/version_compare.h"
+#include "core/version_compare.h"
 #include "core/strings.h"
 
 namespace sparkdoc::checks {

@@ -22,6 +22,7 @@
 #include "cli/progress.h"
 #include "cli/snapshot_file.h"
 #include "core/units.h"
+#include "core/time.h"
 #include "gpu/cuda_api.h"
 #include "capture/capture.h"
 #include "model/snapshot_json.h"

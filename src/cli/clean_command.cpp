@@ -17,6 +17,7 @@
 #include "cli/commands.h"
 #include "cli/snapshot_file.h"
 #include "core/strings.h"
+#include "core/time.h"
 #include "core/units.h"
 #include "gpu/context.h"
 #include "gpu/probe.h"

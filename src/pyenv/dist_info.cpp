@@ -5,6 +5,7 @@
 
 #include <cctype>
 
+#include "core/names.h"
 #include "core/strings.h"
 #include "core/paths.h"
 
@@ -69,22 +70,6 @@ std::optional<NameVersion> from_metadata_file(const Root& root, const std::strin
 
 }  // namespace
 
-std::string normalize_name(std::string_view name) {
-  std::string out;
-  out.reserve(name.size());
-  bool in_run = false;
-  for (char c : name) {
-    if (c == '-' || c == '_' || c == '.') {
-      if (!in_run) out += '-';
-      in_run = true;
-      continue;
-    }
-    in_run = false;
-    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  return out;
-}
-
 bool is_watched(std::string_view normalized_name) {
   for (const WatchRule& rule : kWatched) {
     if (rule.is_prefix ? normalized_name.starts_with(rule.name) : normalized_name == rule.name) {
@@ -146,7 +131,7 @@ Result<std::vector<Distribution>> scan_distributions(const Root& root, const std
     std::optional<NameVersion> found = parse_dist_folder(folder);
     if (!found) found = from_metadata_file(root, location, is_egg);
     if (!found) continue;
-    std::string name = normalize_name(found->name);
+    std::string name = pep503_name(found->name);
     if (!is_watched(name)) continue;
     out.push_back(Distribution{std::move(name), std::move(found->version), location});
   }

@@ -14,10 +14,6 @@
 
 namespace sparkdoc::pyenv {
 
-// PEP 503: lower case, every run of '-', '_' and '.' becomes one '-'
-// ("Flash_Attn" -> "flash-attn", "nvidia_cuda_runtime_cu12" -> "nvidia-cuda-runtime-cu12").
-std::string normalize_name(std::string_view name);
-
 // True for a normalized name sparkdoc records: the ML stack the checks judge (torch, triton,
 // transformers, ...) and every "nvidia-*" wheel.
 bool is_watched(std::string_view normalized_name);

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "core/strings.h"
+#include "core/time.h"
 #include "core/units.h"
 #include "core/version.h"
 #include "run/load_window.h"
@@ -107,7 +108,7 @@ class Tuning {
     if (!loc) return fail("no journal, so nothing changed: " + loc.error().message);
     tune::JournalSession session;
     session.pid = ::getpid();
-    session.started_at = runreport::format_iso8601_utc(wall_now());
+    session.started_at = format_iso8601_utc(wall_now());
     session.command = o_.command_text;
     auto opened = tune::JournalWriter::open(*loc, o_.euid, session);
     if (!opened) return fail("no journal, so nothing changed: " + opened.error().message);
@@ -217,7 +218,7 @@ class CacheDropper {
       }
       auto dropped = tune::sync_and_drop_caches(o_.root);
       double ts = wall_now();
-      log_.append(runreport::cache_drop_line(CacheDrop{runreport::format_iso8601_utc(ts), ts,
+      log_.append(runreport::cache_drop_line(CacheDrop{format_iso8601_utc(ts), ts,
                                                        dropped.has_value(),
                                                        dropped ? "" : dropped.error().message}));
       std::optional<uint64_t> gpu_memory;
@@ -234,7 +235,7 @@ class CacheDropper {
     }
     double ts = wall_now();
     log_.append(runreport::load_window_end_line(
-        LoadWindowEnd{runreport::format_iso8601_utc(ts), ts, reason}));
+        LoadWindowEnd{format_iso8601_utc(ts), ts, reason}));
   }
 
   const RunOptions& o_;
@@ -456,7 +457,7 @@ Result<RunOutcome> supervise(const RunOptions& o, SignalGate& gate, std::ostream
         << "): if this sparkdoc is killed, the next start restores the values at once\n";
   }
 
-  start.t = runreport::format_iso8601_utc(start_ts);
+  start.t = format_iso8601_utc(start_ts);
   start.ts = start_ts;
   start.sparkdoc_version = std::string(kVersion);
   start.host = host_name();
@@ -539,7 +540,7 @@ Result<RunOutcome> supervise(const RunOptions& o, SignalGate& gate, std::ostream
   }
   end.restored = tuning.restore();
   double end_ts = wall_now();
-  end.t = runreport::format_iso8601_utc(end_ts);
+  end.t = format_iso8601_utc(end_ts);
   end.ts = end_ts;
   log.append(runreport::run_end_line(end));
 

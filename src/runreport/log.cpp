@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/fs.h"
+#include "core/time.h"
 
 namespace sparkdoc::runreport {
 namespace {
@@ -272,26 +273,6 @@ void parse_line(RunLog& log, std::string_view line, const std::string& where) {
   }
 }
 
-int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
-  // Howard Hinnant's algorithm: days since 1970-01-01 of a proleptic Gregorian date.
-  y -= m <= 2 ? 1 : 0;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const auto yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<int64_t>(doe) - 719468;
-}
-
-std::optional<unsigned> digits(std::string_view s, size_t pos, size_t n) {
-  if (pos + n > s.size()) return std::nullopt;
-  unsigned v = 0;
-  for (size_t i = pos; i < pos + n; ++i) {
-    if (s[i] < '0' || s[i] > '9') return std::nullopt;
-    v = v * 10 + static_cast<unsigned>(s[i] - '0');
-  }
-  return v;
-}
-
 std::string base_name(const std::string& path) {
   auto slash = path.find_last_of('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
@@ -305,49 +286,6 @@ std::string dir_name(const std::string& path) {
 }
 
 }  // namespace
-
-std::optional<double> parse_iso8601_utc(std::string_view s) {
-  // YYYY-MM-DDTHH:MM:SS[.fff]Z
-  auto y = digits(s, 0, 4);
-  auto mo = digits(s, 5, 2);
-  auto d = digits(s, 8, 2);
-  auto h = digits(s, 11, 2);
-  auto mi = digits(s, 14, 2);
-  auto se = digits(s, 17, 2);
-  if (!y || !mo || !d || !h || !mi || !se || s[4] != '-' || s[7] != '-' ||
-      (s[10] != 'T' && s[10] != ' ') || s[13] != ':' || s[16] != ':') {
-    return std::nullopt;
-  }
-  if (*mo < 1 || *mo > 12 || *d < 1 || *d > 31 || *h > 23 || *mi > 59 || *se > 60) {
-    return std::nullopt;
-  }
-  size_t pos = 19;
-  double fraction = 0;
-  if (pos < s.size() && s[pos] == '.') {
-    double scale = 0.1;
-    ++pos;
-    size_t start = pos;
-    while (pos < s.size() && s[pos] >= '0' && s[pos] <= '9') {
-      fraction += scale * (s[pos] - '0');
-      scale /= 10;
-      ++pos;
-    }
-    if (pos == start) return std::nullopt;
-  }
-  if (pos + 1 != s.size() || s[pos] != 'Z') return std::nullopt;
-  int64_t days = days_from_civil(*y, *mo, *d);
-  return static_cast<double>(days * 86400 + *h * 3600 + *mi * 60 + *se) + fraction;
-}
-
-std::string format_iso8601_utc(double ts) {
-  if (!std::isfinite(ts)) return "";
-  auto whole = static_cast<std::time_t>(std::floor(ts));
-  std::tm tm{};
-  if (::gmtime_r(&whole, &tm) == nullptr) return "";
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 void parse_log_into(RunLog& log, std::string_view text, std::string_view source) {
   size_t start = 0;

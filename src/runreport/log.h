@@ -228,11 +228,6 @@ bool holds_records(const RunLog& log);
 inline constexpr size_t kLogMaxBytes = size_t{2} << 30;
 Result<RunLog> read_log(const std::string& path);
 
-// "2026-11-29T10:15:00Z" or with fractional seconds -> unix seconds; nullopt when malformed.
-std::optional<double> parse_iso8601_utc(std::string_view text);
-// Unix seconds -> "2026-11-29T10:15:00Z" (whole seconds, rounded down).
-std::string format_iso8601_utc(double ts);
-
 // The run log's own lines, one JSON object each (no newline), keys sorted.
 std::string run_start_line(const RunStart& start);
 std::string cache_drop_line(const CacheDrop& drop);

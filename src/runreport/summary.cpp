@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/strings.h"
+#include "core/time.h"
 #include "core/units.h"
 #include "watch/throttle.h"
 

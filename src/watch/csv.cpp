@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "watch/time_text.h"
+#include "core/time.h"
 
 namespace sparkdoc::watch {
 

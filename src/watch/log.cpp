@@ -14,7 +14,7 @@
 #include <utility>
 
 #include "core/fs.h"
-#include "watch/time_text.h"
+#include "core/time.h"
 
 namespace sparkdoc::watch {
 namespace {
@@ -265,7 +265,7 @@ ordered_json header_to_json(const Header& h) {
   ordered_json j;
   j["type"] = "header";
   j["sparkdoc_version"] = h.sparkdoc_version;
-  j["started"] = iso8601_utc(h.started_ts);
+  j["started"] = format_iso8601_utc(h.started_ts, TimePrecision::kMillis);
   j["started_ts"] = round_ms(h.started_ts);
   j["interval_s"] = h.interval_s;
   j["host"] = h.host;
@@ -294,7 +294,7 @@ ordered_json header_to_json(const Header& h) {
 ordered_json sample_to_json(const Sample& s) {
   ordered_json j;
   j["type"] = "sample";
-  j["t"] = iso8601_utc(s.ts);
+  j["t"] = format_iso8601_utc(s.ts, TimePrecision::kMillis);
   j["ts"] = round_ms(s.ts);
   j["gpus"] = ordered_json::array();
   for (const GpuSample& g : s.gpus) {
@@ -325,7 +325,7 @@ ordered_json sample_to_json(const Sample& s) {
 ordered_json event_to_json(const Event& e) {
   ordered_json j;
   j["type"] = "event";
-  j["t"] = iso8601_utc(e.ts);
+  j["t"] = format_iso8601_utc(e.ts, TimePrecision::kMillis);
   j["ts"] = round_ms(e.ts);
   j["kind"] = e.kind;
   j["severity"] = severity_name(e.severity);

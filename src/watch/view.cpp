@@ -9,7 +9,7 @@
 #include "core/units.h"
 #include "model/clock_events.h"
 #include "watch/log.h"
-#include "watch/time_text.h"
+#include "core/time.h"
 
 namespace sparkdoc::watch {
 namespace {

@@ -3,7 +3,7 @@
 
 #include "checks/common.h"
 #include "checks/known_good_matrix.h"
-#include "checks/version_compare.h"
+#include "core/version_compare.h"
 #include "core/cuda_sonames.h"
 
 namespace sparkdoc::checks {
@@ -61,13 +61,6 @@ TEST(CudaSonames, LibrariesThatDoNotTell) {
         "libcuda.so.1", "libcudart.so", "cudart.so.12", "libc.so.6"}) {
     EXPECT_EQ(cuda_major_of_soname(so), std::nullopt) << so;
   }
-}
-
-TEST(CommonHelpers, NormalizeDistName) {
-  EXPECT_EQ(normalize_dist_name("Flash_Attn"), "flash-attn");
-  EXPECT_EQ(normalize_dist_name("nvidia-cublas-cu12"), "nvidia-cublas-cu12");
-  EXPECT_EQ(normalize_dist_name("zope.interface"), "zope-interface");
-  EXPECT_EQ(normalize_dist_name("a__-.b"), "a-b");
 }
 
 TEST(CommonHelpers, OptionValue) {

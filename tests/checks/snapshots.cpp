@@ -1,5 +1,7 @@
 #include "snapshots.h"
 
+#include "core/names.h"
+
 #include <stdexcept>
 
 #include "checks/common.h"
@@ -136,7 +138,7 @@ Snapshot gb10_snapshot() {
   for (auto& d2 : {dist("torch", "2.9.0a0+145a3a7.nv25.10", site),
                    dist("transformers", "5.5.3", site), dist("peft", "0.14.0", site),
                    dist("accelerate", "1.3.0", site), dist("triton", "3.4.0", site)}) {
-    env.packages[normalize_dist_name(d2.name)] = d2;
+    env.packages[pep503_name(d2.name)] = d2;
   }
   pyenv::TorchInfo torch;
   torch.location = site + "/torch";
@@ -235,7 +237,7 @@ Snapshot h200_snapshot() {
   for (auto& d2 :
        {dist("torch", "2.11.0+cu130", site), dist("triton", "3.6.0", site),
         dist("transformers", "5.5.3", site), dist("nvidia-cuda-runtime", "13.0.96", site)}) {
-    env.packages[normalize_dist_name(d2.name)] = d2;
+    env.packages[pep503_name(d2.name)] = d2;
   }
   pyenv::TorchInfo torch;
   torch.location = site + "/torch";
@@ -268,7 +270,7 @@ void set_dist(Snapshot& s, std::string_view name, std::string version) {
   pyenv::Distribution d;
   d.name = std::string(name);
   d.version = std::move(version);
-  python_env(s).packages[normalize_dist_name(name)] = d;
+  python_env(s).packages[pep503_name(name)] = d;
 }
 
 Finding run_one(std::string_view id, const Snapshot& s, const Workload& w) {

@@ -13,15 +13,6 @@ namespace {
 using testing::fixture;
 using testing::ScratchDir;
 
-TEST(NormalizeName, Pep503) {
-  EXPECT_EQ(normalize_name("torch"), "torch");
-  EXPECT_EQ(normalize_name("Flash_Attn"), "flash-attn");
-  EXPECT_EQ(normalize_name("nvidia_cuda_runtime_cu12"), "nvidia-cuda-runtime-cu12");
-  EXPECT_EQ(normalize_name("unsloth__zoo"), "unsloth-zoo");
-  EXPECT_EQ(normalize_name("a-_.b"), "a-b");
-  EXPECT_EQ(normalize_name("PyYAML"), "pyyaml");
-}
-
 TEST(IsWatched, TableAndNvidiaPrefix) {
   for (const char* name : {"torch",
                            "triton",

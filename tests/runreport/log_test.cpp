@@ -18,18 +18,6 @@ std::string small_dir() {
   return std::string(SPARKDOC_FIXTURES) + "/runlog/small";
 }
 
-TEST(Iso8601, ParsesWholeAndFractionalSeconds) {
-  EXPECT_EQ(parse_iso8601_utc("1970-01-01T00:00:00Z"), 0.0);
-  EXPECT_EQ(parse_iso8601_utc("2026-11-29T10:15:01Z"), 1795947301.0);
-  EXPECT_DOUBLE_EQ(*parse_iso8601_utc("2026-11-29T10:15:01.25Z"), 1795947301.25);
-  EXPECT_EQ(format_iso8601_utc(1795947301.9), "2026-11-29T10:15:01Z");
-  for (const char* bad :
-       {"", "2026-11-29", "2026-13-01T00:00:00Z", "2026-11-29T10:15:01",
-        "2026-11-29T10:15:01+01:00", "2026-11-29T10:15:01.Z", "x026-11-29T10:15:01Z"}) {
-    EXPECT_FALSE(parse_iso8601_utc(bad)) << bad;
-  }
-}
-
 TEST(ParseLog, ReadsTheWatchLogAndStopsAtTheCutLine) {
   auto log = read_log(small_dir() + "/watch.jsonl");
   ASSERT_TRUE(log) << log.error().message;

@@ -12,7 +12,6 @@
 #include "core/fs.h"
 #include "core/strings.h"
 #include "samples.h"
-#include "watch/time_text.h"
 
 namespace sparkdoc::watch {
 namespace {
@@ -134,11 +133,6 @@ TEST(LogRecords, UnknownKeysAndNullsAreTolerated) {
   ASSERT_TRUE(parsed) << parsed.error().message;
   const Sample& s = std::get<Sample>(*parsed);
   EXPECT_FALSE(s.gpus.at(0).power_w);
-}
-
-TEST(TimeText, Iso8601RoundsMillisecondsWithoutReaching1000) {
-  EXPECT_EQ(iso8601_utc(0), "1970-01-01T00:00:00.000Z");
-  EXPECT_EQ(iso8601_utc(1796000000.9996), "2026-11-30T00:53:21.000Z");
 }
 
 TEST(LineFile, EachLineIsInTheFileWhenWriteReturns) {

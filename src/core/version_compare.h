@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-namespace sparkdoc::checks {
+namespace sparkdoc {
 
 // "2.9.0a0+145a3a7.nv25.10" -> {2, 9, 0}; "v5.5.3" -> {5, 5, 3}; "garbage" -> {}.
 std::vector<uint64_t> release_segments(std::string_view version);
@@ -20,4 +20,4 @@ int compare_versions(std::string_view a, std::string_view b);
 // True when the first `count` release segments agree ("2.9.1", "2.9.0a0", 2 -> true).
 bool same_release_prefix(std::string_view a, std::string_view b, size_t count);
 
-}  // namespace sparkdoc::checks
+}  // namespace sparkdoc

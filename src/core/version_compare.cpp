@@ -1,8 +1,8 @@
-#include "checks/version_compare.h"
+#include "core/version_compare.h"
 
 #include <algorithm>
 
-namespace sparkdoc::checks {
+namespace sparkdoc {
 
 std::vector<uint64_t> release_segments(std::string_view version) {
   std::vector<uint64_t> out;
@@ -52,4 +52,4 @@ bool same_release_prefix(std::string_view a, std::string_view b, size_t count) {
   return std::equal(ra.begin(), ra.begin() + static_cast<long>(count), rb.begin());
 }
 
-}  // namespace sparkdoc::checks
+}  // namespace sparkdoc
