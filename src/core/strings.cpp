@@ -4,6 +4,20 @@
 #include <charconv>
 
 namespace sparkdoc {
+namespace {
+
+// The space at text[i] joins a number to its unit ("24.4 GB"): a line never breaks there.
+bool unit_follows(std::string_view text, size_t i) {
+  if (i == 0 || text[i - 1] < '0' || text[i - 1] > '9') return false;
+  std::string_view rest = text.substr(i + 1);
+  for (std::string_view unit : {"GB", "GiB", "MiB", "KiB", "kB", "s)", "s ", "s:", "min"}) {
+    if (rest.starts_with(unit)) return true;
+  }
+  return rest == "s";
+}
+
+}  // namespace
+
 
 std::string_view trim(std::string_view s) {
   size_t b = 0, e = s.size();
@@ -91,6 +105,39 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep) {
   for (size_t i = 0; i < parts.size(); ++i) {
     if (i) out += sep;
     out += parts[i];
+  }
+  return out;
+}
+
+std::string wrap_text(std::string_view text, size_t width, size_t indent, size_t first_column) {
+  // Words keep the spaces before them (so columns stay aligned) unless a line breaks there; a
+  // `quoted command` is one word, so it is never split across lines.
+  std::string out;
+  size_t line_start = 0;
+  size_t i = 0;
+  bool line_has_word = false;
+  while (i < text.size()) {
+    size_t gap_start = i;
+    while (i < text.size() && text[i] == ' ') ++i;
+    std::string_view gap = text.substr(gap_start, i - gap_start);
+    if (i == text.size()) break;
+    size_t word_start = i;
+    bool quoted = false;
+    while (i < text.size() && (quoted || text[i] != ' ' || unit_follows(text, i))) {
+      if (text[i] == '`') quoted = !quoted;
+      ++i;
+    }
+    std::string_view word = text.substr(word_start, i - word_start);
+    size_t line_len = out.size() - line_start + (line_start == 0 ? first_column : 0);
+    if (line_has_word && line_len + gap.size() + word.size() > width) {
+      out += '\n';
+      line_start = out.size();
+      out.append(indent, ' ');
+    } else {
+      out.append(gap);
+    }
+    out.append(word);
+    line_has_word = true;
   }
   return out;
 }

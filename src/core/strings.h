@@ -24,4 +24,11 @@ std::optional<int64_t> parse_i64(std::string_view s);
 std::optional<double> parse_double(std::string_view s);
 std::string join(const std::vector<std::string>& parts, std::string_view sep);
 
+// Wraps `text` at spaces to lines of at most `width` columns where the words allow; every line
+// after the first starts with `indent` spaces. The first line starts at column `first_column`
+// (a label printed before it). Spaces inside a line are kept as written, so aligned columns
+// stay aligned; a line never breaks inside a `quoted command` or between a number and its unit
+// ("24.4 GB", "12 s"). No trailing newline.
+std::string wrap_text(std::string_view text, size_t width, size_t indent, size_t first_column = 0);
+
 }  // namespace sparkdoc

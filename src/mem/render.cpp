@@ -43,16 +43,6 @@ uint64_t sub_or_zero(uint64_t a, uint64_t b) {
   return a > b ? a - b : 0;
 }
 
-// The space at text[i] joins a number to its unit ("24.4 GB"): a line never breaks there.
-bool unit_follows(std::string_view text, size_t i) {
-  if (i == 0 || text[i - 1] < '0' || text[i - 1] > '9') return false;
-  std::string_view rest = text.substr(i + 1);
-  for (std::string_view unit : {"GB", "GiB", "MiB", "KiB", "kB", "s)", "s ", "s:", "min"}) {
-    if (rest.starts_with(unit)) return true;
-  }
-  return rest == "s";
-}
-
 std::string process_label(const ProcessMemory& p) {
   if (!p.cmdline.empty()) return cut(p.cmdline, kCommandChars);
   if (!p.comm.empty()) return p.comm;
@@ -261,39 +251,6 @@ json psi_line(const sys::PsiLine& l) {
 }
 
 }  // namespace
-
-std::string wrap_text(std::string_view text, size_t width, size_t indent) {
-  // Words keep the spaces before them (so columns stay aligned) unless a line breaks there; a
-  // `quoted command` is one word, so it is never split across lines.
-  std::string out;
-  size_t line_start = 0;
-  size_t i = 0;
-  bool line_has_word = false;
-  while (i < text.size()) {
-    size_t gap_start = i;
-    while (i < text.size() && text[i] == ' ') ++i;
-    std::string_view gap = text.substr(gap_start, i - gap_start);
-    if (i == text.size()) break;
-    size_t word_start = i;
-    bool quoted = false;
-    while (i < text.size() && (quoted || text[i] != ' ' || unit_follows(text, i))) {
-      if (text[i] == '`') quoted = !quoted;
-      ++i;
-    }
-    std::string_view word = text.substr(word_start, i - word_start);
-    size_t line_len = out.size() - line_start;
-    if (line_has_word && line_len + gap.size() + word.size() > width) {
-      out += '\n';
-      line_start = out.size();
-      out.append(indent, ' ');
-    } else {
-      out.append(gap);
-    }
-    out.append(word);
-    line_has_word = true;
-  }
-  return out;
-}
 
 std::string render_mem_text(const MemReport& r) {
   std::string out = fmt::format("sparkdoc mem: {}\n", r.platform.description);

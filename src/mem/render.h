@@ -14,8 +14,5 @@ namespace sparkdoc::mem {
 std::string render_mem_text(const MemReport& report);
 nlohmann::json render_mem_json(const MemReport& report);
 
-// Wraps prose at `width` columns; continuation lines start with `indent` spaces. Words longer
-// than a line stay whole.
-std::string wrap_text(std::string_view text, size_t width, size_t indent);
 
 }  // namespace sparkdoc::mem

@@ -168,37 +168,11 @@ std::string render_check_list() {
   return out;
 }
 
-std::string wrap(std::string_view text, size_t width, size_t indent) {
-  std::string out;
-  size_t column = indent;
-  bool first = true;
-  size_t i = 0;
-  while (i < text.size()) {
-    while (i < text.size() && text[i] == ' ') ++i;
-    size_t start = i;
-    while (i < text.size() && text[i] != ' ') ++i;
-    if (i == start) break;
-    std::string_view word = text.substr(start, i - start);
-    if (!first && column + 1 + word.size() > width) {
-      out += '\n';
-      out.append(indent, ' ');
-      column = indent;
-    } else if (!first) {
-      out += ' ';
-      ++column;
-    }
-    out += word;
-    column += word.size();
-    first = false;
-  }
-  return out;
-}
-
 std::string render_explanation(const checks::CheckInfo& info) {
   constexpr size_t kWidth = 88;
   constexpr size_t kIndent = 10;
   auto field = [&](std::string_view label, std::string_view text) {
-    return fmt::format("{:<{}}{}\n", label, kIndent, wrap(text, kWidth, kIndent));
+    return fmt::format("{:<{}}{}\n", label, kIndent, wrap_text(text, kWidth, kIndent, kIndent));
   };
   std::string out = fmt::format("{} — {}\n\n", info.id, info.title);
   out += field("Symptom:", info.symptom) + "\n";

@@ -59,6 +59,4 @@ std::string render_checks_markdown();
 }  // namespace sparkdoc::report
 
 namespace sparkdoc::report {
-// Wraps prose at `width` columns; continuation lines start with `indent` spaces.
-std::string wrap(std::string_view text, size_t width, size_t indent);
 }  // namespace sparkdoc::report

@@ -18,5 +18,20 @@ TEST(Strings, SplitAndTrim) {
   EXPECT_FALSE(parse_u64(""));
 }
 
+TEST(WrapText, BreaksAtWidthWithIndent) {
+  // The first line starts at the given column (a label before it), the others at the indent.
+  EXPECT_EQ(wrap_text("aaa bbb ccc", 9, 2, 2), "aaa bbb\n  ccc");
+  EXPECT_EQ(wrap_text("aaa bbb ccc", 9, 2), "aaa bbb\n  ccc");
+  EXPECT_EQ(wrap_text("aaa bbb ccc dd", 9, 2), "aaa bbb\n  ccc dd");
+  EXPECT_EQ(wrap_text("", 10, 2), "");
+}
+
+TEST(WrapText, KeepsUnitsQuotedCommandsAndAlignedGaps) {
+  EXPECT_EQ(wrap_text("free 24.4 GB now", 10, 0), "free\n24.4 GB\nnow");
+  EXPECT_EQ(wrap_text("run `sparkdoc clean --yes` now", 12, 2),
+            "run\n  `sparkdoc clean --yes`\n  now");
+  EXPECT_EQ(wrap_text("a    b", 20, 0), "a    b");
+}
+
 }  // namespace
 }  // namespace sparkdoc

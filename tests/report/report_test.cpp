@@ -75,10 +75,5 @@ TEST(ChecksPage, DocsPageEqualsTheTable) {
   EXPECT_EQ(ss.str(), expected) << "regenerate: sparkdoc explain --markdown > docs/CHECKS.md";
 }
 
-TEST(Wrap, BreaksAtWidthWithIndent) {
-  EXPECT_EQ(wrap("aaa bbb ccc", 9, 2), "aaa bbb\n  ccc");  // the first line starts at the indent too
-  EXPECT_EQ(wrap("", 10, 2), "");
-}
-
 }  // namespace
 }  // namespace sparkdoc::report
