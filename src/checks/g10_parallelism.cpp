@@ -16,6 +16,9 @@
 #include "checks/check_fns.h"
 #include "checks/common.h"
 #include "core/strings.h"
+#include "facts/command_line.h"
+#include "facts/nodes.h"
+#include "facts/platform.h"
 
 namespace sparkdoc::checks {
 namespace {
@@ -52,7 +55,7 @@ TpEvidence find_tp(const Snapshot& s, const Workload& w) {
     }
   }
   if (w.command) {
-    auto words = command_words(*w.command);
+    auto words = facts::command_words(*w.command);
     for (size_t i = 0; i < words.size(); ++i) {
       const std::string& word = words[i];
       auto eq = word.find('=');
@@ -70,8 +73,8 @@ TpEvidence find_tp(const Snapshot& s, const Workload& w) {
 
 }  // namespace
 
-Finding check_g10_parallelism(const Snapshot& s, const Workload& w, const Platform& p) {
-  NodeCount nodes = count_nodes(s, w);
+Finding check_g10_parallelism(const Snapshot& s, const Workload& w, const facts::Platform& p) {
+  facts::NodeCount nodes = facts::count_nodes(s, w);
   TpEvidence tp = find_tp(s, w);
   std::vector<std::string> details;
   for (const auto& e : nodes.evidence) details.push_back("nodes: " + e);
@@ -81,7 +84,7 @@ Finding check_g10_parallelism(const Snapshot& s, const Workload& w, const Platfo
                                           s.parallel_configs->files_scanned == 1 ? "" : "s")
                             : "configs not scanned: " + s.parallel_configs.reason();
   if (w.command) scanned += ", command checked";
-  std::string boxes = p.kind == PlatformKind::kDgxSpark ? "Sparks" : "nodes";
+  std::string boxes = p.kind == facts::PlatformKind::kDgxSpark ? "Sparks" : "nodes";
 
   if (nodes.nodes > 1) {
     std::string node_text = fmt::format("{} nodes ({})", nodes.nodes, join(nodes.evidence, ", "));

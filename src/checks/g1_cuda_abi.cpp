@@ -25,6 +25,8 @@
 #include "core/names.h"
 #include "core/strings.h"
 #include "core/version_compare.h"
+#include "facts/platform.h"
+#include "facts/python.h"
 
 namespace sparkdoc::checks {
 namespace {
@@ -76,13 +78,13 @@ bool driver_was_read(const Snapshot& s) {
 }
 
 // torch, its CUDA libraries and the driver: the rule above before the native-code audit.
-Finding judge_torch(const Snapshot& s, const Platform& platform) {
+Finding judge_torch(const Snapshot& s, const facts::Platform& platform) {
   if (!s.python.ok()) {
     return make_finding(kId, Verdict::kSkip, "no Python environment read: " + s.python.reason());
   }
   const auto& envs = *s.python;
   if (envs.empty()) return make_finding(kId, Verdict::kSkip, "no Python environment found");
-  const pyenv::PythonEnv* env = first_torch_env(envs);
+  const pyenv::PythonEnv* env = facts::first_torch_env(envs);
   if (!env) {
     std::vector<std::string> where;
     for (const auto& e : envs) where.push_back(e.prefix + ": " + e.torch.reason());
@@ -92,9 +94,9 @@ Finding judge_torch(const Snapshot& s, const Platform& platform) {
   }
   const pyenv::TorchInfo& torch = *env->torch;
   std::string version = torch.version.ok() ? *torch.version : "(version unread)";
-  std::vector<std::string> details{"environment: " + describe_env(*env)};
+  std::vector<std::string> details{"environment: " + facts::describe_env(*env)};
   DriverCuda driver = driver_cuda(s);
-  bool has_gpu = platform.kind != PlatformKind::kNoGpu;
+  bool has_gpu = platform.kind != facts::PlatformKind::kNoGpu;
 
   if (!torch.cuda.ok()) {
     if (torch.cuda.missing().why != Why::kAbsent) {
@@ -136,7 +138,7 @@ Finding judge_torch(const Snapshot& s, const Platform& platform) {
                     version, torch_cuda, cuda_text(*driver.encoded), *driver.encoded / 1000),
         details);
   }
-  if (platform.kind == PlatformKind::kDgxSpark && torch_major < 13) {
+  if (platform.kind == facts::PlatformKind::kDgxSpark && torch_major < 13) {
     return make_finding(
         kId, Verdict::kFail,
         fmt::format("torch {} is built against CUDA {}; DGX Spark ships CUDA 13, and CUDA {} "
@@ -244,7 +246,7 @@ Finding judge_torch(const Snapshot& s, const Platform& platform) {
 
 // Libraries of other packages (sparkdoc audit): a CUDA library the loader would not find, or
 // one of another CUDA major than torch's, fails as torch's own would.
-Finding with_native_libraries(Finding f, const Snapshot& s, const Platform& platform) {
+Finding with_native_libraries(Finding f, const Snapshot& s, const facts::Platform& platform) {
   const audit::NativeAudit* a = native_audit(s, platform);
   if (a == nullptr) {
     // The libraries' verdicts do not depend on the GPU: take them from any audit.
@@ -269,7 +271,7 @@ Finding with_native_libraries(Finding f, const Snapshot& s, const Platform& plat
 
 }  // namespace
 
-Finding check_g1_cuda_abi(const Snapshot& s, const Workload&, const Platform& platform) {
+Finding check_g1_cuda_abi(const Snapshot& s, const Workload&, const facts::Platform& platform) {
   return with_native_libraries(judge_torch(s, platform), s, platform);
 }
 

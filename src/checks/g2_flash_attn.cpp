@@ -17,6 +17,9 @@
 
 #include "checks/check_fns.h"
 #include "checks/common.h"
+#include "facts/container.h"
+#include "facts/platform.h"
+#include "facts/python.h"
 
 namespace sparkdoc::checks {
 namespace {
@@ -29,15 +32,15 @@ std::string with_version(std::string_view name, const pyenv::Distribution& d) {
 
 }  // namespace
 
-Finding check_g2_flash_attn(const Snapshot& s, const Workload&, const Platform& platform) {
+Finding check_g2_flash_attn(const Snapshot& s, const Workload&, const facts::Platform& platform) {
   if (!s.python.ok()) {
     return make_finding(kId, Verdict::kSkip, "no Python environment read: " + s.python.reason());
   }
-  const pyenv::PythonEnv* env = judged_env(*s.python);
+  const pyenv::PythonEnv* env = facts::judged_env(*s.python);
   if (!env) return make_finding(kId, Verdict::kSkip, "no Python environment found");
-  std::vector<std::string> details{"environment: " + describe_env(*env)};
+  std::vector<std::string> details{"environment: " + facts::describe_env(*env)};
 
-  const pyenv::Distribution* fa = find_dist(*env, "flash-attn");
+  const pyenv::Distribution* fa = facts::find_dist(*env, "flash-attn");
   if (!fa) {
     return make_finding(kId, Verdict::kPass,
                         "flash-attn not installed; SDPA will be used (the safe default on Spark)",
@@ -56,7 +59,7 @@ Finding check_g2_flash_attn(const Snapshot& s, const Workload&, const Platform& 
     }
   }
 
-  if (const pyenv::Distribution* unsloth = find_dist(*env, "unsloth")) {
+  if (const pyenv::Distribution* unsloth = facts::find_dist(*env, "unsloth")) {
     return make_finding(
         kId, Verdict::kWarn,
         fmt::format("{} and {} are both installed: Unsloth prefers flash-attn even when "
@@ -67,14 +70,14 @@ Finding check_g2_flash_attn(const Snapshot& s, const Workload&, const Platform& 
         details);
   }
 
-  ContainerVerdict container = detect_container(s);
+  facts::Container container = facts::detect_container(s);
   if (container.ngc_pytorch && container.ngc_image) {
     return make_finding(
         kId, Verdict::kInfo,
         fmt::format("{} inside {}: NGC ships a working SM121 build", fa_text, *container.ngc_image),
         details);
   }
-  if (platform.kind == PlatformKind::kDgxSpark && fa_native != nullptr && fa_native->gpu == "sass" &&
+  if (platform.kind == facts::PlatformKind::kDgxSpark && fa_native != nullptr && fa_native->gpu == "sass" &&
       fa_native->problems.empty()) {
     return make_finding(
         kId, Verdict::kInfo,
@@ -83,7 +86,7 @@ Finding check_g2_flash_attn(const Snapshot& s, const Workload&, const Platform& 
                     fa_text),
         details);
   }
-  if (platform.kind == PlatformKind::kDgxSpark) {
+  if (platform.kind == facts::PlatformKind::kDgxSpark) {
     return make_finding(
         kId, Verdict::kWarn,
         fmt::format("{} in a bare-pip environment on DGX Spark: no aarch64/sm_121 wheel exists "

@@ -1,6 +1,6 @@
 // G3 UMA OOM below 128 GB (002 G3; reference §3).
 //
-// Rule on unified memory, with headroom from compute_headroom (MemAvailable + SwapFree, or free
+// Rule on unified memory, with headroom from facts::compute_headroom (MemAvailable + SwapFree, or free
 // hugepages, minus an 8 GiB floor):
 //   FAIL  headroom < need (--need): say the gap, the droppable page cache and what holds memory.
 //   WARN  headroom >= need, but MemFree + SwapFree - floor < need: the load only fits by
@@ -22,6 +22,9 @@
 #include "checks/registry.h"
 #include "core/strings.h"
 #include "core/units.h"
+#include "facts/gpu_users.h"
+#include "facts/memory.h"
+#include "facts/platform.h"
 
 namespace sparkdoc::checks {
 namespace {
@@ -31,20 +34,20 @@ constexpr std::string_view kId = "G3";
 // "GPU processes hold 12.3 GB (pid 4242 (vllm) 10.1 GB, pid 77 (python3) 2.2 GB)"; empty when
 // NVML lists nothing with memory.
 std::string gpu_holders_text(const Snapshot& s) {
-  auto procs = gpu_processes(s);
-  std::erase_if(procs, [](const GpuProcessUse& p) { return !p.used_bytes || *p.used_bytes == 0; });
+  auto procs = facts::gpu_users(s);
+  std::erase_if(procs, [](const facts::GpuUser& p) { return !p.used_bytes || *p.used_bytes == 0; });
   if (procs.empty()) return "";
   std::sort(procs.begin(), procs.end(),
             [](const auto& a, const auto& b) { return *a.used_bytes > *b.used_bytes; });
   uint64_t total = 0;
   for (const auto& p : procs) total += *p.used_bytes;
   std::vector<std::string> top;
-  for (size_t i = 0; i < procs.size() && i < 3; ++i) top.push_back(describe_process(procs[i]));
+  for (size_t i = 0; i < procs.size() && i < 3; ++i) top.push_back(facts::describe_gpu_user(procs[i]));
   if (procs.size() > 3) top.push_back(fmt::format("{} more", procs.size() - 3));
   return fmt::format("GPU processes hold {} ({})", format_gb(total), join(top, ", "));
 }
 
-Finding unified(const Snapshot& s, const Workload& w, const Platform& p, const Headroom& h) {
+Finding unified(const Snapshot& s, const Workload& w, const facts::Platform& p, const facts::Headroom& h) {
   const sys::MemInfo& m = *s.meminfo;
   std::vector<std::string> details{
       "rule: " + h.rule,
@@ -64,7 +67,7 @@ Finding unified(const Snapshot& s, const Workload& w, const Platform& p, const H
             ? fmt::format("{} in free hugepages", format_gb(h.available_bytes))
             : fmt::format("{} available (MemAvailable + SwapFree)", format_gb(h.available_bytes));
     std::string gb10 =
-        p.kind == PlatformKind::kDgxSpark
+        p.kind == facts::PlatformKind::kDgxSpark
             ? "; nvidia-smi/NVML memory is not supported on GB10, so /proc/meminfo is the source"
             : "";
     return make_finding(
@@ -105,7 +108,7 @@ Finding unified(const Snapshot& s, const Workload& w, const Platform& p, const H
                       details);
 }
 
-Finding discrete(const Snapshot& s, const Workload& w, const Headroom& h) {
+Finding discrete(const Snapshot& s, const Workload& w, const facts::Headroom& h) {
   const gpu::Device& d = s.gpu.nvml->devices.front();
   std::string name = d.name.ok() ? *d.name : "GPU";
   std::vector<std::string> details{"rule: " + h.rule};
@@ -142,8 +145,8 @@ Finding discrete(const Snapshot& s, const Workload& w, const Headroom& h) {
 
 }  // namespace
 
-Finding check_g3_uma_headroom(const Snapshot& s, const Workload& w, const Platform& p) {
-  if (p.kind == PlatformKind::kDiscrete) {
+Finding check_g3_uma_headroom(const Snapshot& s, const Workload& w, const facts::Platform& p) {
+  if (p.kind == facts::PlatformKind::kDiscrete) {
     if (!s.gpu.nvml.ok()) {
       return make_finding(kId, Verdict::kSkip, "GPU memory not read: NVML " + s.gpu.nvml.reason());
     }
@@ -155,20 +158,20 @@ Finding check_g3_uma_headroom(const Snapshot& s, const Workload& w, const Platfo
       return make_finding(kId, Verdict::kSkip,
                           fmt::format("GPU {} memory not read: {}", d.index, d.memory.reason()));
     }
-    auto h = compute_headroom(s, p);
+    auto h = facts::compute_headroom(s, p);
     if (!h) return make_finding(kId, Verdict::kSkip, "GPU memory headroom could not be computed");
     return discrete(s, w, *h);
   }
   if (!s.meminfo.ok()) {
     return make_finding(kId, Verdict::kSkip, "/proc/meminfo not read: " + s.meminfo.reason());
   }
-  if (p.kind == PlatformKind::kNoGpu) {
+  if (p.kind == facts::PlatformKind::kNoGpu) {
     return make_finding(
         kId, Verdict::kSkip,
         fmt::format("no NVIDIA GPU could be read ({}); host MemAvailable {}",
                     join(p.evidence, "; "), format_gb(s.meminfo->mem_available_bytes)));
   }
-  auto h = compute_headroom(s, p);
+  auto h = facts::compute_headroom(s, p);
   if (!h) return make_finding(kId, Verdict::kSkip, "memory headroom could not be computed");
   return unified(s, w, p, *h);
 }

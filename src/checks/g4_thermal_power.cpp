@@ -20,6 +20,8 @@
 #include "checks/check_fns.h"
 #include "checks/common.h"
 #include "core/strings.h"
+#include "core/units.h"
+#include "facts/platform.h"
 #include "model/clock_events.h"
 
 namespace sparkdoc::checks {
@@ -129,13 +131,13 @@ std::vector<std::string> concerns(const gpu::Device& d, bool spark) {
 
 }  // namespace
 
-Finding check_g4_thermal_power(const Snapshot& s, const Workload&, const Platform& p) {
+Finding check_g4_thermal_power(const Snapshot& s, const Workload&, const facts::Platform& p) {
   if (!s.gpu.nvml.ok()) {
     return make_finding(kId, Verdict::kSkip, "NVML not read: " + s.gpu.nvml.reason());
   }
   const auto& devices = s.gpu.nvml->devices;
   if (devices.empty()) return make_finding(kId, Verdict::kSkip, "NVML lists no devices");
-  bool spark = p.kind == PlatformKind::kDgxSpark;
+  bool spark = p.kind == facts::PlatformKind::kDgxSpark;
   bool many = devices.size() > 1;
 
   std::vector<std::string> details;

@@ -11,6 +11,7 @@
 
 #include "checks/check_fns.h"
 #include "checks/common.h"
+#include "facts/platform.h"
 
 namespace sparkdoc::checks {
 namespace {
@@ -54,7 +55,7 @@ std::string nominal_text(const BandwidthMeasurement& b) {
 
 }  // namespace
 
-Finding check_g5_bandwidth(const Snapshot& s, const Workload&, const Platform& p) {
+Finding check_g5_bandwidth(const Snapshot& s, const Workload&, const facts::Platform& p) {
   if (!s.bandwidth.ok()) {
     const Missing& missing = s.bandwidth.missing();
     std::string why =
@@ -74,7 +75,7 @@ Finding check_g5_bandwidth(const Snapshot& s, const Workload&, const Platform& p
   add_other_figures(b, details);
   std::string figure = fmt::format("{:.1f} GB/s device copy (read + write)", b.device_copy_gbps);
 
-  if (p.kind != PlatformKind::kDgxSpark) {
+  if (p.kind != facts::PlatformKind::kDgxSpark) {
     return make_finding(kId, Verdict::kInfo, "measured " + figure + nominal_text(b), details);
   }
   if (b.device_copy_gbps >= kSparkBudgetLowGbps) {

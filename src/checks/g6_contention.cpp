@@ -22,6 +22,9 @@
 #include "checks/common.h"
 #include "core/strings.h"
 #include "core/units.h"
+#include "facts/command_line.h"
+#include "facts/gpu_users.h"
+#include "facts/platform.h"
 
 namespace sparkdoc::checks {
 namespace {
@@ -51,7 +54,7 @@ Cap server_cap(const sys::KnownServer& server) {
   } else {
     return {false, "no memory cap"};
   }
-  auto value = option_value(server.cmdline, flags);
+  auto value = facts::option_value(server.cmdline, flags);
   if (!value) return {false, std::string(fallback)};
   auto fraction = parse_double(*value);
   std::string text = fmt::format("{} {}", flags.front(), *value);
@@ -60,7 +63,7 @@ Cap server_cap(const sys::KnownServer& server) {
 
 }  // namespace
 
-Finding check_g6_contention(const Snapshot& s, const Workload&, const Platform&) {
+Finding check_g6_contention(const Snapshot& s, const Workload&, const facts::Platform&) {
   bool nvml_procs_read = false;
   std::vector<std::string> unread;
   if (s.gpu.nvml.ok()) {
@@ -95,7 +98,7 @@ Finding check_g6_contention(const Snapshot& s, const Workload&, const Platform&)
     for (const auto& server : s.processes->servers) server_kinds[server.pid] = server.kind;
   }
   std::map<int, uint64_t> memory_by_pid;
-  auto procs = gpu_processes(s);
+  auto procs = facts::gpu_users(s);
   std::sort(procs.begin(), procs.end(), [](const auto& a, const auto& b) {
     return a.used_bytes.value_or(0) > b.used_bytes.value_or(0);
   });
@@ -103,7 +106,7 @@ Finding check_g6_contention(const Snapshot& s, const Workload&, const Platform&)
     nvml_pids.insert(p.pid);
     auto pid = static_cast<int>(p.pid);
     if (p.used_bytes) memory_by_pid[pid] += *p.used_bytes;
-    std::string text = describe_process(p);
+    std::string text = facts::describe_gpu_user(p);
     details.push_back(fmt::format("GPU {}: {}", p.device, text));
     auto server = server_kinds.find(pid);
     bool grd_server = server != server_kinds.end() && server->second == "gnome-remote-desktop";

@@ -14,6 +14,7 @@
 #include "checks/check_fns.h"
 #include "checks/common.h"
 #include "core/strings.h"
+#include "facts/platform.h"
 
 namespace sparkdoc::checks {
 
@@ -21,7 +22,7 @@ namespace {
 
 // Which packages carry GPU code that can use NVFP4 on this GPU, from the native-code audit:
 // " NVFP4-capable code in: vllm, ...; none in: torch" or "" without an audit.
-std::string nvfp4_packages(const Snapshot& s, const Platform& p, std::vector<std::string>& details) {
+std::string nvfp4_packages(const Snapshot& s, const facts::Platform& p, std::vector<std::string>& details) {
   const audit::NativeAudit* a = native_audit(s, p);
   if (a == nullptr) return "";
   std::vector<std::string> with;
@@ -38,10 +39,10 @@ std::string nvfp4_packages(const Snapshot& s, const Platform& p, std::vector<std
 
 }  // namespace
 
-Finding check_g7_nvfp4(const Snapshot& s, const Workload&, const Platform& p) {
+Finding check_g7_nvfp4(const Snapshot& s, const Workload&, const facts::Platform& p) {
   constexpr std::string_view kId = "G7";
   if (!p.compute_capability) {
-    std::string why = p.kind == PlatformKind::kNoGpu ? "no NVIDIA GPU could be read"
+    std::string why = p.kind == facts::PlatformKind::kNoGpu ? "no NVIDIA GPU could be read"
                                                      : "the GPU's compute capability was not read";
     return make_finding(kId, Verdict::kSkip, fmt::format("{} ({})", why, join(p.evidence, "; ")));
   }

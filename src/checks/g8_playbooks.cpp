@@ -13,6 +13,7 @@
 #include "checks/common.h"
 #include "checks/playbook_issues.h"
 #include "core/strings.h"
+#include "facts/platform.h"
 
 namespace sparkdoc::checks {
 namespace {
@@ -31,7 +32,7 @@ std::string reference(const PlaybookIssue& i) {
 
 }  // namespace
 
-Finding check_g8_playbooks(const Snapshot&, const Workload& w, const Platform&) {
+Finding check_g8_playbooks(const Snapshot&, const Workload& w, const facts::Platform&) {
   if (!w.playbook || trim(*w.playbook).empty()) {
     return make_finding(kId, Verdict::kSkip,
                         "no playbook named (--playbook NAME); known: " + known_list());

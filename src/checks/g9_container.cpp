@@ -17,6 +17,9 @@
 #include "checks/known_good_matrix.h"
 #include "core/version_compare.h"
 #include "core/strings.h"
+#include "facts/container.h"
+#include "facts/platform.h"
+#include "facts/python.h"
 
 namespace sparkdoc::checks {
 namespace {
@@ -31,17 +34,17 @@ bool has_ngc_tag(std::string_view version) {
 // "torch 2.9.1 expects triton 3.5, found 3.4.0" for each drifted pair.
 std::vector<std::string> drift(const pyenv::PythonEnv& env) {
   std::vector<std::string> out;
-  if (auto torch = torch_version(env)) {
-    const pyenv::Distribution* triton = find_dist(env, "triton");
-    if (!triton) triton = find_dist(env, "pytorch-triton");
+  if (auto torch = facts::torch_version(env)) {
+    const pyenv::Distribution* triton = facts::find_dist(env, "triton");
+    if (!triton) triton = facts::find_dist(env, "pytorch-triton");
     auto want = expected_triton(*torch);
     if (triton && want && !same_release_prefix(triton->version, *want, 2)) {
       out.push_back(
           fmt::format("torch {} expects triton {}, found {}", *torch, *want, triton->version));
     }
   }
-  const pyenv::Distribution* unsloth = find_dist(env, "unsloth");
-  const pyenv::Distribution* transformers = find_dist(env, "transformers");
+  const pyenv::Distribution* unsloth = facts::find_dist(env, "unsloth");
+  const pyenv::Distribution* transformers = facts::find_dist(env, "transformers");
   if (unsloth && transformers) {
     auto want = expected_transformers(unsloth->version);
     if (want && compare_versions(transformers->version, *want) != 0) {
@@ -54,11 +57,11 @@ std::vector<std::string> drift(const pyenv::PythonEnv& env) {
 
 }  // namespace
 
-Finding check_g9_container(const Snapshot& s, const Workload&, const Platform&) {
-  ContainerVerdict c = detect_container(s);
+Finding check_g9_container(const Snapshot& s, const Workload&, const facts::Platform&) {
+  facts::Container c = facts::detect_container(s);
   std::vector<std::string> details;
   for (const auto& e : c.evidence) details.push_back("evidence: " + e);
-  const pyenv::PythonEnv* env = s.python.ok() ? judged_env(*s.python) : nullptr;
+  const pyenv::PythonEnv* env = s.python.ok() ? facts::judged_env(*s.python) : nullptr;
 
   if (c.inside) {
     std::string what = c.strong
@@ -67,7 +70,7 @@ Finding check_g9_container(const Snapshot& s, const Workload&, const Platform&) 
     if (c.ngc_image) what += "; " + *c.ngc_image;
     what += ")";
     if (c.ngc_pytorch && env) {
-      if (auto torch = torch_version(*env); torch && !has_ngc_tag(*torch)) {
+      if (auto torch = facts::torch_version(*env); torch && !has_ngc_tag(*torch)) {
         return make_finding(
             kId, Verdict::kWarn,
             fmt::format("{}, but torch {} lacks NGC's build tag (e.g. 2.9.0a0+145a3a7.nv25.10): "

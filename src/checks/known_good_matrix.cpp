@@ -6,6 +6,7 @@
 #include <array>
 
 #include "core/version_compare.h"
+#include "facts/python.h"
 
 namespace sparkdoc::checks {
 namespace {

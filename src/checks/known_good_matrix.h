@@ -6,6 +6,8 @@
 #include <span>
 #include <string_view>
 
+#include "facts/python.h"
+
 namespace sparkdoc::checks {
 
 inline constexpr std::string_view kKnownGoodMatrixDate = "2026-11-29";

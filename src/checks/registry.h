@@ -10,11 +10,12 @@
 #include <vector>
 
 #include "checks/finding.h"
+#include "facts/platform.h"
 #include "model/snapshot.h"
 
 namespace sparkdoc::checks {
 
-using CheckFn = Finding (*)(const Snapshot&, const Workload&, const Platform&);
+using CheckFn = Finding (*)(const Snapshot&, const Workload&, const facts::Platform&);
 
 struct CheckInfo {
   std::string_view id;           // "G3"; never reused for another meaning
@@ -33,8 +34,6 @@ struct CheckInfo {
 std::span<const CheckInfo> all_checks();
 const CheckInfo* find_check(std::string_view id);  // case-insensitive; nullptr if unknown
 
-Platform classify_platform(const Snapshot& snapshot);
-
 // Runs the checks whose IDs are in `only` (all when empty), in table order. A check that
 // throws becomes a FAIL naming the internal error, never a crash.
 std::vector<Finding> run_checks(const Snapshot& snapshot, const Workload& workload,
@@ -45,25 +44,6 @@ std::vector<Finding> run_checks(std::span<const CheckInfo> table, const Snapshot
                                 const Workload& workload,
                                 const std::vector<std::string>& only = {});
 
-// Memory headroom by NVIDIA's UMA rule (hugepages free if configured, else MemAvailable +
-// SwapFree) minus a safety floor; on discrete GPUs the GPU's free memory. Used by G3 and the
-// env report's headroom_gb.
-struct Headroom {
-  int64_t bytes = 0;            // may be negative
-  uint64_t available_bytes = 0; // before the floor
-  uint64_t floor_bytes = 0;
-  uint64_t page_cache_bytes = 0;
-  uint64_t reclaimable_cache_bytes = 0;
-  std::string rule;             // how it was computed, for the report
-  bool hugepages = false;       // the HugePages_Free rule was used
-  // Headroom if no page cache is reclaimed: MemFree + SwapFree - floor on unified memory
-  // (equal to `bytes` on the hugepage and discrete rules, where the page cache plays no part).
-  int64_t without_cache_bytes = 0;
-  // The GPU whose memory decided it (discrete rule only).
-  std::optional<unsigned> device;
-};
-inline constexpr uint64_t kHeadroomFloorBytes = uint64_t{8} << 30;  // 8 GiB
-std::optional<Headroom> compute_headroom(const Snapshot& snapshot, const Platform& platform);
 
 // Ranks checks against free text ("OOM while nvidia-smi shows free memory") for `explain`.
 std::vector<const CheckInfo*> search_checks(std::string_view words, size_t max_results = 3);

@@ -8,7 +8,9 @@
 #include "checks/check_fns.h"
 #include "checks/common.h"
 #include "core/strings.h"
-#include "sys/launch_env.h"
+#include "facts/environment.h"
+#include "facts/nodes.h"
+#include "facts/platform.h"
 
 namespace sparkdoc::checks {
 namespace {
@@ -31,16 +33,16 @@ bool is_off(std::string_view value) {
 //   INFO  only tuning variables set; or a multi-node run, where all of them are expected.
 //   PASS  none set.
 // NCCL_VERSION is not a setting: CUDA and NGC images set it as a label, and NCCL ignores it.
-Finding check_s1_distributed_env(const Snapshot& s, const Workload& w, const Platform&) {
+Finding check_s1_distributed_env(const Snapshot& s, const Workload& w, const facts::Platform&) {
   constexpr std::string_view kId = "S1";
   std::vector<std::string> launch;
   std::vector<std::string> tuning;
   std::vector<std::string> details;
   for (const auto& entry : s.env) {
     const std::string& name = entry.first;
-    if (sys::is_launch_state(name)) {
+    if (facts::is_launch_state(name)) {
       launch.push_back(name);
-    } else if (sys::is_distributed_tuning(name)) {
+    } else if (facts::is_distributed_tuning(name)) {
       tuning.push_back(name);
     } else {
       continue;
@@ -54,7 +56,7 @@ Finding check_s1_distributed_env(const Snapshot& s, const Workload& w, const Pla
   }
   std::vector<std::string> all = launch;
   all.insert(all.end(), tuning.begin(), tuning.end());
-  NodeCount nodes = count_nodes(s, w);
+  facts::NodeCount nodes = facts::count_nodes(s, w);
   if (nodes.nodes > 1) {
     return make_finding(kId, Verdict::kInfo,
                         fmt::format("{}-node run ({}): distributed variables are expected: {}",
@@ -84,7 +86,7 @@ Finding check_s1_distributed_env(const Snapshot& s, const Workload& w, const Pla
 //   INFO  the same on a multi-node run, where a distributed config is the point.
 //   PASS  no cached config, distributed_type NO, or both overrides set.
 //   SKIP  the config exists but could not be read.
-Finding check_s2_accelerate_config(const Snapshot& s, const Workload& w, const Platform&) {
+Finding check_s2_accelerate_config(const Snapshot& s, const Workload& w, const facts::Platform&) {
   constexpr std::string_view kId = "S2";
   const auto& r = s.accelerate_config;
   if (!r.ok()) {
@@ -104,15 +106,15 @@ Finding check_s2_accelerate_config(const Snapshot& s, const Workload& w, const P
   if (!sections.empty()) what += " with " + join(sections, " and ");
   if (!distributed) return make_finding(kId, Verdict::kPass, what);
 
-  const std::string* use_fsdp = env_value(s, "ACCELERATE_USE_FSDP");
-  const std::string* use_ds = env_value(s, "ACCELERATE_USE_DEEPSPEED");
+  const std::string* use_fsdp = facts::env_value(s, "ACCELERATE_USE_FSDP");
+  const std::string* use_ds = facts::env_value(s, "ACCELERATE_USE_DEEPSPEED");
   if (use_fsdp && use_ds && is_off(*use_fsdp) && is_off(*use_ds)) {
     return make_finding(kId, Verdict::kPass,
                         fmt::format("{}, overridden by ACCELERATE_USE_FSDP={} and "
                                     "ACCELERATE_USE_DEEPSPEED={}",
                                     what, *use_fsdp, *use_ds));
   }
-  NodeCount nodes = count_nodes(s, w);
+  facts::NodeCount nodes = facts::count_nodes(s, w);
   if (nodes.nodes > 1) {
     return make_finding(kId, Verdict::kInfo,
                         fmt::format("{}; expected for this {}-node run", what, nodes.nodes));
@@ -131,15 +133,15 @@ Finding check_s2_accelerate_config(const Snapshot& s, const Workload& w, const P
 //   WARN  unset or without expandable_segments:True on unified memory.
 //   INFO  the same on a discrete GPU or without one (fragmentation costs less there).
 //   PASS  expandable_segments:True set (noting max_split_size_mb:512 when absent).
-Finding check_s3_alloc_conf(const Snapshot& s, const Workload&, const Platform& p) {
+Finding check_s3_alloc_conf(const Snapshot& s, const Workload&, const facts::Platform& p) {
   constexpr std::string_view kId = "S3";
   const std::string kRecommended =
-      fmt::format("PYTORCH_CUDA_ALLOC_CONF={}", sys::kRecommendedAllocConf);
+      fmt::format("PYTORCH_CUDA_ALLOC_CONF={}", facts::kRecommendedAllocConf);
   std::string name = "PYTORCH_CUDA_ALLOC_CONF";
-  const std::string* value = env_value(s, name);
+  const std::string* value = facts::env_value(s, name);
   if (!value) {
     name = "PYTORCH_ALLOC_CONF";
-    value = env_value(s, name);
+    value = facts::env_value(s, name);
   }
   bool expandable = false;
   bool max_split = false;
@@ -176,9 +178,9 @@ Finding check_s3_alloc_conf(const Snapshot& s, const Workload&, const Platform& 
 // dataset.map(num_proc>1) and DataLoader workers deadlock after a tokenizer has run.
 //   WARN  not set to "false" (the tokenizers library also accepts off/0/no/f/n as off).
 //   PASS  set off.
-Finding check_s4_tokenizers_parallelism(const Snapshot& s, const Workload&, const Platform&) {
+Finding check_s4_tokenizers_parallelism(const Snapshot& s, const Workload&, const facts::Platform&) {
   constexpr std::string_view kId = "S4";
-  const std::string* value = env_value(s, "TOKENIZERS_PARALLELISM");
+  const std::string* value = facts::env_value(s, "TOKENIZERS_PARALLELISM");
   if (value) {
     std::string v = to_lower(trim(*value));
     if (v == "false" || v == "0" || v == "off" || v == "no" || v == "f" || v == "n") {

@@ -6,6 +6,9 @@
 #include "checks/common.h"
 #include "core/strings.h"
 #include "core/units.h"
+#include "facts/container.h"
+#include "facts/gpu_users.h"
+#include "facts/platform.h"
 
 namespace sparkdoc::checks {
 namespace {
@@ -26,7 +29,7 @@ std::string rlimit_text(const sys::Rlimit& r) {
 //         NCCL): --ipc=host.
 //   PASS  all three fine; SKIP when a limit that could decide it was not read.
 // On a bare host: INFO with the values (these flags are container flags).
-Finding check_s5_container_limits(const Snapshot& s, const Workload&, const Platform&) {
+Finding check_s5_container_limits(const Snapshot& s, const Workload&, const facts::Platform&) {
   constexpr std::string_view kId = "S5";
   const sys::Limits& l = s.limits;
   std::vector<std::string> values;
@@ -65,7 +68,7 @@ Finding check_s5_container_limits(const Snapshot& s, const Workload&, const Plat
     unread.push_back("/dev/shm: " + l.shm_size_bytes.reason());
   }
 
-  ContainerVerdict c = detect_container(s);
+  facts::Container c = facts::detect_container(s);
   if (!c.inside) {
     if (values.empty()) {
       return make_finding(kId, Verdict::kSkip, "limits not read (" + join(unread, "; ") + ")");
@@ -97,7 +100,7 @@ Finding check_s5_container_limits(const Snapshot& s, const Workload&, const Plat
 //         the load-window value). min_free_kbytes is only flagged at the seed's exact value,
 //         because its default scales with RAM (000 restores 45166 on its Spark).
 //   PASS  otherwise, with the values; SKIP when neither was read.
-Finding check_s6_vm_tunables(const Snapshot& s, const Workload&, const Platform&) {
+Finding check_s6_vm_tunables(const Snapshot& s, const Workload&, const facts::Platform&) {
   constexpr std::string_view kId = "S6";
   constexpr int64_t kLoadMinFreeKb = 1048576;
   constexpr int64_t kLoadCachePressure = 500;
@@ -147,7 +150,7 @@ Finding check_s6_vm_tunables(const Snapshot& s, const Workload&, const Platform&
 //         `systemctl --user stop gnome-remote-desktop.service` before a load.
 //   INFO  the same on a discrete GPU, where it takes framebuffer memory, not the host's.
 //   PASS  not running; SKIP when the process scan was not read.
-Finding check_s7_remote_desktop(const Snapshot& s, const Workload&, const Platform& p) {
+Finding check_s7_remote_desktop(const Snapshot& s, const Workload&, const facts::Platform& p) {
   constexpr std::string_view kId = "S7";
   if (!s.processes.ok()) {
     return make_finding(kId, Verdict::kSkip, "process scan not read: " + s.processes.reason());
@@ -167,7 +170,7 @@ Finding check_s7_remote_desktop(const Snapshot& s, const Workload&, const Platfo
   }
   uint64_t held = 0;
   bool measured = false;
-  for (const auto& proc : gpu_processes(s)) {
+  for (const auto& proc : facts::gpu_users(s)) {
     if (std::find(pids.begin(), pids.end(), static_cast<int>(proc.pid)) == pids.end()) continue;
     if (proc.used_bytes) {
       held += *proc.used_bytes;

@@ -13,10 +13,11 @@
 
 #include "checks/check_fns.h"
 #include "checks/common.h"
+#include "facts/platform.h"
 
 namespace sparkdoc::checks {
 
-Finding check_s9_native_extensions(const Snapshot& s, const Workload&, const Platform& p) {
+Finding check_s9_native_extensions(const Snapshot& s, const Workload&, const facts::Platform& p) {
   constexpr std::string_view kId = "S9";
   std::string why;
   const audit::NativeAudit* a = native_audit(s, p, &why);

@@ -15,6 +15,9 @@
 #include "checks/common.h"
 #include "core/version_compare.h"
 #include "core/strings.h"
+#include "facts/command_line.h"
+#include "facts/platform.h"
+#include "facts/python.h"
 
 namespace sparkdoc::checks {
 namespace {
@@ -23,7 +26,7 @@ constexpr std::string_view kId = "S8";
 constexpr std::string_view kNativeNemotronH = "5.5.3";
 
 bool trusts_remote_code(std::string_view command) {
-  for (const auto& word : command_words(command)) {
+  for (const auto& word : facts::command_words(command)) {
     std::string w = to_lower(word);
     std::replace(w.begin(), w.end(), '_', '-');
     if (w == "--trust-remote-code" || w == "trust-remote-code=true" ||
@@ -36,15 +39,15 @@ bool trusts_remote_code(std::string_view command) {
 
 }  // namespace
 
-Finding check_s8_transformers(const Snapshot& s, const Workload& w, const Platform&) {
+Finding check_s8_transformers(const Snapshot& s, const Workload& w, const facts::Platform&) {
   if (!s.python.ok()) {
     return make_finding(kId, Verdict::kSkip, "no Python environment read: " + s.python.reason());
   }
-  const pyenv::PythonEnv* env = judged_env(*s.python);
+  const pyenv::PythonEnv* env = facts::judged_env(*s.python);
   if (!env) return make_finding(kId, Verdict::kSkip, "no Python environment found");
-  const pyenv::Distribution* tf = find_dist(*env, "transformers");
+  const pyenv::Distribution* tf = facts::find_dist(*env, "transformers");
   if (!tf) {
-    return make_finding(kId, Verdict::kSkip, "transformers not installed in " + describe_env(*env));
+    return make_finding(kId, Verdict::kSkip, "transformers not installed in " + facts::describe_env(*env));
   }
   std::vector<std::string> problems;
   if (compare_versions(tf->version, kNativeNemotronH) < 0) {
@@ -60,7 +63,7 @@ Finding check_s8_transformers(const Snapshot& s, const Workload& w, const Platfo
         "bundled code with the broken KV cache; drop trust_remote_code and use "
         "the native class");
   }
-  std::vector<std::string> details{"environment: " + describe_env(*env)};
+  std::vector<std::string> details{"environment: " + facts::describe_env(*env)};
   if (!problems.empty()) {
     return make_finding(kId, Verdict::kWarn, join(problems, "; "), details);
   }

@@ -12,6 +12,7 @@
 #include "checks/common.h"
 #include "checks/registry.h"
 #include "core/strings.h"
+#include "facts/platform.h"
 
 namespace sparkdoc::checks {
 namespace {
@@ -339,9 +340,9 @@ std::vector<Finding> run_checks(const Snapshot& snapshot, const Workload& worklo
 
 std::vector<Finding> run_checks(std::span<const CheckInfo> table, const Snapshot& snapshot,
                                 const Workload& workload, const std::vector<std::string>& only) {
-  Platform platform;
+  facts::Platform platform;
   try {
-    platform = classify_platform(snapshot);
+    platform = facts::classify_platform(snapshot);
   } catch (const std::exception& e) {
     platform.key = "no-gpu";
     platform.evidence.push_back(std::string("platform not classified: ") + e.what());

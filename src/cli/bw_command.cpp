@@ -23,6 +23,7 @@
 #include "cli/snapshot_file.h"
 #include "core/units.h"
 #include "core/time.h"
+#include "facts/platform.h"
 #include "gpu/cuda_api.h"
 #include "capture/capture.h"
 #include "model/snapshot_json.h"
@@ -129,7 +130,7 @@ int run_bw(const BwFlags& flags) {
     }
     snapshot = capture(options);
   }
-  checks::Platform platform = checks::classify_platform(snapshot);
+  facts::Platform platform = facts::classify_platform(snapshot);
 
   bw::BwReport report;
   report.ordinal = flags.device;
@@ -170,7 +171,7 @@ int run_bw(const BwFlags& flags) {
   }
   progress.clear();
 
-  if (platform.kind == checks::PlatformKind::kDgxSpark) {
+  if (platform.kind == facts::PlatformKind::kDgxSpark) {
     report.nominal = bw::gb10_nominal();
   } else if (report.device) {
     report.nominal = bw::nominal_bandwidth(report.device->name);

@@ -19,6 +19,8 @@
 #include "core/strings.h"
 #include "core/time.h"
 #include "core/units.h"
+#include "facts/memory.h"
+#include "facts/platform.h"
 #include "gpu/context.h"
 #include "gpu/probe.h"
 #include "mem/account.h"
@@ -277,7 +279,7 @@ class Runner {
     }
     auto blocker =
         tune::swap_reset_blocker(*areas, meminfo->mem_available_bytes, meminfo->swap_cached_bytes,
-                                 checks::kHeadroomFloorBytes);
+                                 facts::kHeadroomFloorBytes);
     if (blocker) {
       mark_skipped(step, *blocker);
       return;
@@ -341,7 +343,7 @@ class Runner {
     Snapshot s = snapshot_;
     s.meminfo = *meminfo;
     // On a discrete GPU the headroom is the GPU's own free memory.
-    if (mem_.platform.kind == checks::PlatformKind::kDiscrete && root_.live() && !flags_.no_gpu) {
+    if (mem_.platform.kind == facts::PlatformKind::kDiscrete && root_.live() && !flags_.no_gpu) {
       s.gpu.nvml = gpu::read_nvml_live();
     }
     return s;
@@ -374,7 +376,7 @@ class Runner {
       mark_failed(step, "/proc/meminfo: " + s.error().message);
       return;
     }
-    report_.verdict = mem::judge(checks::compute_headroom(*s, mem_.platform), *need);
+    report_.verdict = mem::judge(facts::compute_headroom(*s, mem_.platform), *need);
     const auto& v = *report_.verdict;
     if (!v.headroom_bytes) {
       mark_failed(step, v.rule);
@@ -549,7 +551,7 @@ int run_clean(const CleanFlags& flags) {
       request.earlier_journal = earlier->path;
     }
   }
-  checks::Platform platform = checks::classify_platform(snapshot);
+  facts::Platform platform = facts::classify_platform(snapshot);
   mem::MemReport mem = mem::account(snapshot, platform, source);
   mem::CleanReport report = mem::plan_clean(snapshot, mem, request);
 

@@ -7,6 +7,7 @@
 #include "cli/capture_flags.h"
 #include "cli/commands.h"
 #include "cli/snapshot_file.h"
+#include "facts/platform.h"
 #include "mem/account.h"
 #include "mem/render.h"
 #include "capture/capture.h"
@@ -37,7 +38,7 @@ int run_mem(const MemFlags& flags) {
     options.audit_native = false;  // nor does the native code (a cold cache: seconds of reads)
     snapshot = capture(options);
   }
-  mem::MemReport report = mem::account(snapshot, checks::classify_platform(snapshot), source);
+  mem::MemReport report = mem::account(snapshot, facts::classify_platform(snapshot), source);
   if (flags.json) {
     std::cout << mem::render_mem_json(report).dump(2, ' ', false,
                                                    nlohmann::json::error_handler_t::replace)

@@ -16,6 +16,8 @@
 #include "core/fs.h"
 #include "core/strings.h"
 #include "core/units.h"
+#include "facts/memory.h"
+#include "facts/platform.h"
 #include "plan/plan.h"
 #include "capture/capture.h"
 
@@ -103,7 +105,7 @@ std::optional<plan::Available> available_memory(const PlanFlags& flags, std::str
     options.cuda_devices_always = false;
     s = capture(options);
   }
-  auto h = checks::compute_headroom(s, checks::classify_platform(s));
+  auto h = facts::compute_headroom(s, facts::classify_platform(s));
   if (!h) return std::nullopt;
   return plan::Available{h->bytes > 0 ? static_cast<uint64_t>(h->bytes) : 0,
                          fmt::format("{}: {}", source, h->rule)};

@@ -97,4 +97,16 @@ std::string format_duration(double seconds) {
   return fmt::format("{} h {:02} min", whole / 3600, (whole % 3600) / 60);
 }
 
+std::string format_duration_ns(uint64_t ns) {
+  double s = static_cast<double>(ns) / 1e9;
+  if (s >= 3600) return fmt::format("{:.1f} h", s / 3600);
+  if (s >= 60) return fmt::format("{:.1f} min", s / 60);
+  if (s >= 1) return fmt::format("{:.1f} s", s);
+  return fmt::format("{:.1f} ms", s * 1000);
+}
+
+std::string format_watts(uint64_t mw) {
+  return fmt::format("{:.1f} W", static_cast<double>(mw) / 1000.0);
+}
+
 }  // namespace sparkdoc

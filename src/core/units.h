@@ -31,4 +31,9 @@ std::string format_binary(uint64_t bytes);
 // 12.4 -> "12.4 s"; 190 -> "3 min 10 s"; 3720 -> "1 h 02 min". Negative and NaN give "?".
 std::string format_duration(double seconds);
 
+// Nanoseconds as the largest fitting unit: "3.0 h", "12.5 min", "1.2 s", "0.4 ms".
+std::string format_duration_ns(uint64_t ns);
+// Milliwatts as watts with one decimal: "11.2 W".
+std::string format_watts(uint64_t mw);
+
 }  // namespace sparkdoc

@@ -8,9 +8,11 @@
 #include <map>
 #include <set>
 
-#include "checks/common.h"
 #include "core/strings.h"
 #include "core/units.h"
+#include "facts/container.h"
+#include "facts/memory.h"
+#include "facts/platform.h"
 
 namespace sparkdoc::mem {
 namespace {
@@ -47,17 +49,15 @@ uint64_t sub_clamped(uint64_t a, uint64_t b) {
   return a > b ? a - b : 0;
 }
 
-HostMemory host_from(const sys::MemInfo& m, const std::optional<checks::Headroom>& h) {
+HostMemory host_from(const sys::MemInfo& m) {
   HostMemory host;
   host.total_bytes = m.mem_total_bytes;
   host.free_bytes = m.mem_free_bytes;
   host.available_bytes = m.mem_available_bytes;
-  // The same page-cache figures G3 reports, from the one headroom rule.
-  host.page_cache_bytes =
-      h ? h->page_cache_bytes : sub_clamped(m.cached_bytes + m.buffers_bytes, m.shmem_bytes);
-  host.reclaimable_cache_bytes =
-      h ? h->reclaimable_cache_bytes
-        : sub_clamped(host.page_cache_bytes, m.dirty_bytes + m.writeback_bytes);
+  // The same page-cache figures G3 reports: the one definition (facts/memory.h).
+  facts::PageCache cache = facts::page_cache(m);
+  host.page_cache_bytes = cache.bytes;
+  host.reclaimable_cache_bytes = cache.reclaimable_bytes;
   host.shmem_bytes = m.shmem_bytes;
   host.dirty_bytes = m.dirty_bytes + m.writeback_bytes;
   host.anon_bytes = m.anon_pages_bytes;
@@ -193,7 +193,7 @@ std::string_view role_key(Role role) {
   return "other";
 }
 
-MemReport account(const Snapshot& s, const checks::Platform& platform, std::string source) {
+MemReport account(const Snapshot& s, const facts::Platform& platform, std::string source) {
   MemReport r;
   r.sparkdoc_version = s.sparkdoc_version;
   r.taken_at = s.taken_at;
@@ -201,14 +201,14 @@ MemReport account(const Snapshot& s, const checks::Platform& platform, std::stri
   r.source = std::move(source);
   r.platform = platform;
   r.unified = platform.unified_memory();
-  r.headroom = checks::compute_headroom(s, platform);
+  r.headroom = facts::compute_headroom(s, platform);
   if (s.meminfo.ok()) {
-    r.host = host_from(*s.meminfo, r.headroom);
+    r.host = host_from(*s.meminfo);
   } else {
     r.host = Reading<HostMemory>(s.meminfo.missing());
   }
   r.pressure = s.memory_pressure;
-  bool in_container = checks::detect_container(s).inside;
+  bool in_container = facts::detect_container(s).inside;
 
   // The process scan, by PID.
   std::map<int, const sys::GpuHolder*> holders;

@@ -1,6 +1,6 @@
 // Memory accounting for `sparkdoc mem`: where the memory of a machine is, from a Snapshot alone.
 // Pure: it links the snapshot model and the checks (for the platform and the one headroom
-// rule, checks::compute_headroom), never a probe.
+// rule, facts::compute_headroom), never a probe.
 //
 // On a DGX Spark the GPU's memory is the system's memory (reference §3): page cache, the CUDA
 // allocations of killed containers (invisible to `nvidia-smi --query-compute-apps`, 000 §6) and
@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "checks/finding.h"
-#include "checks/registry.h"
+#include "facts/memory.h"
+#include "facts/platform.h"
 #include "model/snapshot.h"
 
 namespace sparkdoc::mem {
@@ -25,7 +25,7 @@ struct HostMemory {
   uint64_t total_bytes = 0;              // MemTotal
   uint64_t free_bytes = 0;               // MemFree: what cudaMemGetInfo reports on GB10
   uint64_t available_bytes = 0;          // MemAvailable
-  uint64_t page_cache_bytes = 0;         // Cached + Buffers - Shmem (checks::Headroom)
+  uint64_t page_cache_bytes = 0;         // Cached + Buffers - Shmem (facts::Headroom)
   uint64_t reclaimable_cache_bytes = 0;  // page cache less Dirty and Writeback
   uint64_t shmem_bytes = 0;
   uint64_t dirty_bytes = 0;  // Dirty + Writeback
@@ -138,11 +138,11 @@ struct MemReport {
   std::string taken_at;
   std::string hostname;
   std::string source;  // "live" or the snapshot file name
-  checks::Platform platform;
+  facts::Platform platform;
   bool unified = false;
 
   Reading<HostMemory> host;                  // absent with the meminfo reading's reason
-  std::optional<checks::Headroom> headroom;  // checks::compute_headroom, the G3 figure
+  std::optional<facts::Headroom> headroom;  // facts::compute_headroom, the G3 figure
   Reading<sys::Psi> pressure;
 
   Reading<std::vector<GpuMemory>> gpus;  // absent with NVML's reason
@@ -169,7 +169,7 @@ std::string why_not(const Reading<T>& reading) {
 
 // Accounts the snapshot; `source` names where it came from. Never fails: missing readings
 // become missing parts with their reasons.
-MemReport account(const Snapshot& snapshot, const checks::Platform& platform,
+MemReport account(const Snapshot& snapshot, const facts::Platform& platform,
                   std::string source = "live");
 
 }  // namespace sparkdoc::mem

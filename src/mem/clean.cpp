@@ -6,6 +6,8 @@
 
 #include "core/strings.h"
 #include "core/units.h"
+#include "facts/memory.h"
+#include "facts/platform.h"
 #include "mem/render.h"
 
 namespace sparkdoc::mem {
@@ -226,7 +228,7 @@ Step swap_step(const MemReport& mem, const CleanRequest& req) {
     return s;
   }
   uint64_t to_move = used > h.swap_cached_bytes ? used - h.swap_cached_bytes : 0;
-  uint64_t reserve = checks::kHeadroomFloorBytes;
+  uint64_t reserve = facts::kHeadroomFloorBytes;
   if (to_move + reserve > h.available_bytes) {
     s.detail = fmt::format("{} swapped out would not fit in RAM ({} available, {} kept free)",
                            gb(to_move), gb(h.available_bytes), gb(reserve));
@@ -242,7 +244,7 @@ Step swap_step(const MemReport& mem, const CleanRequest& req) {
 
 Step cuda_step(const MemReport& mem) {
   Step s = make(StepId::kCudaContext, "fresh CUDA context", StepState::kSkipped, "");
-  if (mem.platform.kind == checks::PlatformKind::kNoGpu) {
+  if (mem.platform.kind == facts::PlatformKind::kNoGpu) {
     s.detail = "no GPU could be read";
     return s;
   }
@@ -346,9 +348,9 @@ std::string_view state_key(StepState state) {
   return "unknown";
 }
 
-MemoryFigures figures_of(const Snapshot& snapshot, const checks::Platform& platform) {
+MemoryFigures figures_of(const Snapshot& snapshot, const facts::Platform& platform) {
   MemoryFigures f;
-  auto headroom = checks::compute_headroom(snapshot, platform);
+  auto headroom = facts::compute_headroom(snapshot, platform);
   if (headroom) f.headroom_bytes = headroom->bytes;
   if (snapshot.meminfo.ok()) {
     const sys::MemInfo& m = *snapshot.meminfo;
@@ -362,16 +364,16 @@ MemoryFigures figures_of(const Snapshot& snapshot, const checks::Platform& platf
   return f;
 }
 
-std::optional<Need> choose_need(const checks::Platform& platform,
+std::optional<Need> choose_need(const facts::Platform& platform,
                                 std::optional<uint64_t> need_bytes) {
   if (need_bytes) return Need{*need_bytes, "--need"};
-  if (platform.kind == checks::PlatformKind::kDgxSpark) {
+  if (platform.kind == facts::PlatformKind::kDgxSpark) {
     return Need{kSeedNeedBytes, "the GB10 default: 000 §6 wants more than 70 GB free to load"};
   }
   return std::nullopt;
 }
 
-CleanVerdict judge(const std::optional<checks::Headroom>& headroom, const Need& need) {
+CleanVerdict judge(const std::optional<facts::Headroom>& headroom, const Need& need) {
   CleanVerdict v;
   v.need = need;
   if (!headroom) {

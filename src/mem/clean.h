@@ -24,7 +24,8 @@
 #include <string_view>
 #include <vector>
 
-#include "checks/registry.h"
+#include "facts/memory.h"
+#include "facts/platform.h"
 #include "mem/account.h"
 #include "model/snapshot.h"
 #include "model/sys.h"
@@ -80,10 +81,10 @@ struct MemoryFigures {
   uint64_t page_cache_bytes = 0;
   uint64_t mem_available_bytes = 0;
   uint64_t mem_free_bytes = 0;
-  std::optional<int64_t> headroom_bytes;  // checks::compute_headroom
+  std::optional<int64_t> headroom_bytes;  // facts::compute_headroom
   bool operator==(const MemoryFigures&) const = default;
 };
-MemoryFigures figures_of(const Snapshot& snapshot, const checks::Platform& platform);
+MemoryFigures figures_of(const Snapshot& snapshot, const facts::Platform& platform);
 
 // The seed's gate before a load: "Check that free HBM > 70 GB before loading" (000 §6 step 4).
 inline constexpr uint64_t kSeedNeedBytes = 70ull * 1000 * 1000 * 1000;
@@ -94,7 +95,7 @@ struct Need {
   bool operator==(const Need&) const = default;
 };
 // --need when given; else 70 GB on a DGX Spark; else none (no verdict on other machines).
-std::optional<Need> choose_need(const checks::Platform& platform,
+std::optional<Need> choose_need(const facts::Platform& platform,
                                 std::optional<uint64_t> need_bytes);
 
 struct CleanVerdict {
@@ -104,8 +105,8 @@ struct CleanVerdict {
   bool pass = false;
   bool operator==(const CleanVerdict&) const = default;
 };
-// Headroom (the one rule, checks::compute_headroom) against the need.
-CleanVerdict judge(const std::optional<checks::Headroom>& headroom, const Need& need);
+// Headroom (the one rule, facts::compute_headroom) against the need.
+CleanVerdict judge(const std::optional<facts::Headroom>& headroom, const Need& need);
 
 struct CleanRequest {
   bool execute = false;                // --yes
@@ -122,7 +123,7 @@ struct CleanReport {
   std::string source;
   std::string taken_at;
   std::string hostname;
-  checks::Platform platform;
+  facts::Platform platform;
   bool dry_run = true;
   std::vector<Step> steps;
   MemoryFigures before;

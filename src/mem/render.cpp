@@ -6,6 +6,7 @@
 
 #include "core/strings.h"
 #include "core/units.h"
+#include "facts/memory.h"
 
 namespace sparkdoc::mem {
 namespace {
@@ -62,7 +63,7 @@ std::string memory_section(const MemReport& r) {
     out += fmt::format("Host memory: {}\n", gb(h.total_bytes));
   }
   if (r.headroom && r.unified) {
-    const checks::Headroom& hr = *r.headroom;
+    const facts::Headroom& hr = *r.headroom;
     out += row("available", gb(hr.available_bytes),
                hr.hugepages ? "HugePages_Free x Hugepagesize, swap ignored (NVIDIA's rule)"
                             : fmt::format("MemAvailable {} + SwapFree {} (NVIDIA's rule for "

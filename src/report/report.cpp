@@ -7,6 +7,8 @@
 
 #include "core/strings.h"
 #include "core/units.h"
+#include "facts/memory.h"
+#include "facts/platform.h"
 
 namespace sparkdoc::report {
 namespace {
@@ -66,8 +68,8 @@ CheckReport make_report(const Snapshot& snapshot, const Workload& workload,
   r.taken_at = snapshot.taken_at;
   r.hostname = snapshot.host.hostname.value_or("");
   r.source = std::move(source);
-  r.platform = checks::classify_platform(snapshot);
-  r.headroom = checks::compute_headroom(snapshot, r.platform);
+  r.platform = facts::classify_platform(snapshot);
+  r.headroom = facts::compute_headroom(snapshot, r.platform);
   r.findings = checks::run_checks(snapshot, workload, only);
   return r;
 }

@@ -11,6 +11,8 @@
 
 #include "checks/finding.h"
 #include "checks/registry.h"
+#include "facts/memory.h"
+#include "facts/platform.h"
 #include "model/snapshot.h"
 
 namespace sparkdoc::report {
@@ -24,8 +26,8 @@ struct CheckReport {
   std::string taken_at;
   std::string hostname;
   std::string source;                     // "live" or the snapshot file name
-  checks::Platform platform;
-  std::optional<checks::Headroom> headroom;
+  facts::Platform platform;
+  std::optional<facts::Headroom> headroom;
   std::vector<checks::Finding> findings;
 };
 

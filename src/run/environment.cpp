@@ -4,7 +4,7 @@
 #include <set>
 #include <string_view>
 
-#include "sys/launch_env.h"
+#include "facts/environment.h"
 
 namespace sparkdoc::run {
 
@@ -12,11 +12,11 @@ EnvPlan plan_environment(char** envp, bool distributed) {
   EnvPlan plan;
   std::map<std::string, std::string> forced;
   if (!distributed) {
-    for (std::string_view name : sys::kAccelerateOverrides) forced.emplace(name, "0");
+    for (std::string_view name : facts::kAccelerateOverrides) forced.emplace(name, "0");
   }
   std::map<std::string, std::string> defaults{
-      {"PYTORCH_CUDA_ALLOC_CONF", std::string(sys::kRecommendedAllocConf)},
-      {"TOKENIZERS_PARALLELISM", std::string(sys::kTokenizersParallelismOff)}};
+      {"PYTORCH_CUDA_ALLOC_CONF", std::string(facts::kRecommendedAllocConf)},
+      {"TOKENIZERS_PARALLELISM", std::string(facts::kTokenizersParallelismOff)}};
 
   std::set<std::string> seen;
   std::set<std::string> removed;
@@ -26,7 +26,7 @@ EnvPlan plan_environment(char** envp, bool distributed) {
     if (eq == std::string_view::npos || eq == 0) continue;
     std::string name(entry.substr(0, eq));
     if (!seen.insert(name).second) continue;
-    if (!distributed && sys::is_distributed_variable(name)) {
+    if (!distributed && facts::is_distributed_variable(name)) {
       removed.insert(name);
       continue;
     }

@@ -3,11 +3,10 @@
 #include <set>
 #include <utility>
 
-#include "checks/registry.h"
 #include "core/strings.h"
 #include "core/version.h"
+#include "facts/platform.h"
 #include "gpu/probe.h"
-#include "model/snapshot.h"
 #include "sys/host.h"
 #include "sys/meminfo.h"
 #include "sys/psi.h"
@@ -41,24 +40,23 @@ Sampler Sampler::open(const Result<gpu::Nvml>& nvml, const Root& root, SamplerOp
   h.sparkdoc_version = kVersion;
 
   // The platform is judged as `sparkdoc check` judges it, from the same readings.
-  Snapshot snapshot;
-  snapshot.host = sys::read_host(root);
-  snapshot.meminfo = Reading<sys::MemInfo>::from(sys::read_meminfo(root));
-  snapshot.gpu.nvml =
-      nvml ? gpu::read_nvml(*nvml)
-           : Reading<gpu::NvmlReadings>(Missing{nvml.error().why, nvml.error().message});
-  snapshot.gpu.cuda = Missing{Why::kAbsent, "not read by watch"};
-  checks::Platform platform = checks::classify_platform(snapshot);
-  h.platform = platform.kind == checks::PlatformKind::kDgxSpark ? "dgx-spark" : "other";
+  sys::Host host = sys::read_host(root);
+  gpu::GpuReadings gpus;
+  gpus.nvml = nvml ? gpu::read_nvml(*nvml)
+                   : Reading<gpu::NvmlReadings>(Missing{nvml.error().why, nvml.error().message});
+  gpus.cuda = Missing{Why::kAbsent, "not read by watch"};
+  facts::Platform platform = facts::classify_platform(
+      gpus, Reading<sys::MemInfo>::from(sys::read_meminfo(root)), host);
+  h.platform = platform.kind == facts::PlatformKind::kDgxSpark ? "dgx-spark" : "other";
   h.platform_description = platform.description;
   h.unified_memory = platform.unified_memory();
-  h.host = snapshot.host.hostname.value_or("");
+  h.host = host.hostname.value_or("");
 
-  if (!snapshot.gpu.nvml) {
-    h.unavailable.push_back(Unavailable{std::nullopt, "gpus", snapshot.gpu.nvml.reason()});
+  if (!gpus.nvml) {
+    h.unavailable.push_back(Unavailable{std::nullopt, "gpus", gpus.nvml.reason()});
     return sampler;
   }
-  const gpu::NvmlReadings& readings = *snapshot.gpu.nvml;
+  const gpu::NvmlReadings& readings = *gpus.nvml;
   h.driver_version = optional_of(readings.driver_version);
   for (const gpu::Device& d : readings.devices) {
     GpuInfo info;

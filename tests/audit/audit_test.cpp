@@ -17,6 +17,7 @@
 #include "checks/registry.h"
 #include <nlohmann/json.hpp>
 
+#include "facts/platform.h"
 #include "model/snapshot_json.h"
 
 namespace sparkdoc::audit {
@@ -168,7 +169,7 @@ TEST_F(AuditTree, ChecksNameThePackageAndSoname) {
   // The fixture's torch environment gains the flash-attn the tree holds.
   auto& env = (*snapshot->python)[0];
   env.packages["flash-attn"] = pyenv::Distribution{"flash-attn", "2.7.4", "/x"};
-  checks::Platform p = checks::classify_platform(*snapshot);
+  facts::Platform p = facts::classify_platform(*snapshot);
 
   checks::Finding g1 = checks::check_g1_cuda_abi(*snapshot, {}, p);
   EXPECT_EQ(g1.verdict, checks::Verdict::kFail);

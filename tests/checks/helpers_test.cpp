@@ -3,8 +3,9 @@
 
 #include "checks/common.h"
 #include "checks/known_good_matrix.h"
-#include "core/version_compare.h"
 #include "core/cuda_sonames.h"
+#include "core/units.h"
+#include "core/version_compare.h"
 
 namespace sparkdoc::checks {
 namespace {
@@ -61,20 +62,6 @@ TEST(CudaSonames, LibrariesThatDoNotTell) {
         "libcuda.so.1", "libcudart.so", "cudart.so.12", "libc.so.6"}) {
     EXPECT_EQ(cuda_major_of_soname(so), std::nullopt) << so;
   }
-}
-
-TEST(CommonHelpers, OptionValue) {
-  EXPECT_EQ(option_value("vllm serve m --gpu-memory-utilization 0.4", {"--gpu-memory-utilization"}),
-            "0.4");
-  EXPECT_EQ(option_value("vllm serve m --gpu_memory_utilization=0.4", {"--gpu-memory-utilization"}),
-            "0.4");
-  EXPECT_EQ(option_value("vllm serve m", {"--gpu-memory-utilization"}), std::nullopt);
-  EXPECT_EQ(option_value("x --flag", {"--flag"}), std::nullopt);
-}
-
-TEST(CommonHelpers, CommandWordsSplitPythonCalls) {
-  EXPECT_THAT(command_words("python -c \"LLM(m, tensor_parallel_size=2)\""),
-              ElementsAre("python", "-c", "LLM", "m", "tensor_parallel_size=2"));
 }
 
 TEST(CommonHelpers, Durations) {

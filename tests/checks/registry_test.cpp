@@ -6,6 +6,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "facts/platform.h"
 #include "model/snapshot_json.h"
 #include "snapshots.h"
 
@@ -126,13 +127,13 @@ TEST(RunChecks, EmptySnapshotNeverFailsInternally) {
   }
 }
 
-Finding throws_runtime(const Snapshot&, const Workload&, const Platform&) {
+Finding throws_runtime(const Snapshot&, const Workload&, const facts::Platform&) {
   throw std::runtime_error("boom");
 }
-Finding throws_other(const Snapshot&, const Workload&, const Platform&) {
+Finding throws_other(const Snapshot&, const Workload&, const facts::Platform&) {
   throw 42;
 }
-Finding passes(const Snapshot&, const Workload&, const Platform& p) {
+Finding passes(const Snapshot&, const Workload&, const facts::Platform& p) {
   Finding f;
   f.id = "wrong id";
   f.verdict = Verdict::kPass;

@@ -6,6 +6,7 @@
 
 #include "checks/common.h"
 #include "core/units.h"
+#include "facts/platform.h"
 
 namespace sparkdoc::checks::testing {
 namespace {
@@ -276,7 +277,7 @@ void set_dist(Snapshot& s, std::string_view name, std::string version) {
 Finding run_one(std::string_view id, const Snapshot& s, const Workload& w) {
   const CheckInfo* info = find_check(id);
   if (!info) throw std::invalid_argument("no check " + std::string(id));
-  return info->run(s, w, classify_platform(s));
+  return info->run(s, w, facts::classify_platform(s));
 }
 
 }  // namespace sparkdoc::checks::testing

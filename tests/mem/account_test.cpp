@@ -1,5 +1,7 @@
 // The accounting rules of `sparkdoc mem` on the committed fixture snapshots, one field changed
 // at a time.
+#include "facts/memory.h"
+#include "facts/platform.h"
 #include "mem/account.h"
 
 #include <gmock/gmock.h>
@@ -26,7 +28,7 @@ Snapshot load(const std::string& name) {
 }
 
 MemReport account_of(const Snapshot& s) {
-  return account(s, checks::classify_platform(s));
+  return account(s, facts::classify_platform(s));
 }
 
 TEST(Account, ThreeKilledContainersLeaveLikelyOrphans) {
@@ -133,7 +135,7 @@ TEST(Account, HoldersNvmlDoesNotListAreClassified) {
 TEST(Account, WithoutNvmlTheRemainderIsLabelled) {
   Snapshot s = load("gb10-three-killed-containers.json");
   s.gpu.nvml = Reading<gpu::NvmlReadings>::absent(Why::kAbsent, "not read: --no-gpu");
-  MemReport r = account(s, checks::classify_platform(load("gb10-three-killed-containers.json")));
+  MemReport r = account(s, facts::classify_platform(load("gb10-three-killed-containers.json")));
   EXPECT_FALSE(r.processes_listed.ok());
   EXPECT_FALSE(r.unlisted_holders.ok());
   ASSERT_TRUE(r.orphans.ok());
@@ -214,16 +216,16 @@ TEST(CleanPlan, SwapResetNeedsRoomInRam) {
 }
 
 TEST(CleanPlan, NeedDefaultsTo70GbOnASparkOnly) {
-  checks::Platform spark;
-  spark.kind = checks::PlatformKind::kDgxSpark;
-  checks::Platform discrete;
-  discrete.kind = checks::PlatformKind::kDiscrete;
+  facts::Platform spark;
+  spark.kind = facts::PlatformKind::kDgxSpark;
+  facts::Platform discrete;
+  discrete.kind = facts::PlatformKind::kDiscrete;
   EXPECT_EQ(choose_need(spark, std::nullopt)->bytes, 70 * kGB);
   EXPECT_EQ(choose_need(discrete, std::nullopt), std::nullopt);
   EXPECT_EQ(choose_need(discrete, 10 * kGB)->bytes, 10 * kGB);
   EXPECT_EQ(choose_need(discrete, 10 * kGB)->source, "--need");
   EXPECT_FALSE(judge(std::nullopt, Need{kGB, "--need"}).headroom_bytes);
-  checks::Headroom h;
+  facts::Headroom h;
   h.bytes = -5;
   EXPECT_FALSE(judge(h, Need{0, "--need"}).pass);
 }

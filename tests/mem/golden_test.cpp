@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "facts/platform.h"
 #include "golden.h"
 #include "mem/account.h"
 #include "mem/clean.h"
@@ -32,7 +33,7 @@ TEST(MemGolden, EveryFixtureSnapshotMatchesItsMemReport) {
     SCOPED_TRACE(path.string());
     auto s = snapshot_from_text(slurp(path));
     ASSERT_TRUE(s) << s.error().message;
-    MemReport r = account(*s, checks::classify_platform(*s), path.filename().string());
+    MemReport r = account(*s, facts::classify_platform(*s), path.filename().string());
     fs::path golden = fs::path(SPARKDOC_FIXTURES) / "golden";
     std::string stem = "mem-" + path.stem().string();
     compare_or_update(golden / (stem + ".txt"), render_mem_text(r));

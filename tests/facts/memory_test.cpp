@@ -1,8 +1,9 @@
 #include <gtest/gtest.h>
 
-#include "checks/registry.h"
 #include "core/units.h"
-#include "snapshots.h"
+#include "facts/memory.h"
+#include "facts/platform.h"
+#include "../checks/snapshots.h"
 
 namespace sparkdoc::checks {
 namespace {
@@ -13,8 +14,8 @@ using testing::meminfo;
 
 constexpr uint64_t kKb = 1024;
 
-std::optional<Headroom> headroom_of(const Snapshot& s) {
-  return compute_headroom(s, classify_platform(s));
+std::optional<facts::Headroom> headroom_of(const Snapshot& s) {
+  return facts::compute_headroom(s, facts::classify_platform(s));
 }
 
 TEST(ComputeHeadroom, Gb10IsMemAvailablePlusSwapMinusFloor) {

@@ -1,6 +1,6 @@
-// The launch-environment rules of the recipes, in one place for the check that judges them
-// (S1, S3) and for `sparkdoc run`, which applies them to the command it starts. Header-only and
-// pure: the checks may not link the sys probes.
+// The environment variables a snapshot records, and the launch-environment rules of the
+// recipes in one place: for the checks that judge them (S1, S3) and for `sparkdoc run`, which
+// applies them to the command it starts.
 //
 // 001 "Distributed Training Environment Cleanup": a one-GPU Spark run must not inherit launch
 // state (WORLD_SIZE, RANK, LOCAL_RANK, MASTER_ADDR, MASTER_PORT, an MPI launcher's rank
@@ -11,9 +11,15 @@
 
 #include <algorithm>
 #include <array>
+#include <string>
 #include <string_view>
 
-namespace sparkdoc::sys {
+#include "model/snapshot.h"
+
+namespace sparkdoc::facts {
+
+// The value of a recorded variable; nullptr when unset (or not one sparkdoc records).
+const std::string* env_value(const Snapshot& snapshot, std::string_view name);
 
 // Variables that make a framework start a multi-process run by themselves.
 inline bool is_launch_state(std::string_view name) {
@@ -59,4 +65,4 @@ inline constexpr std::string_view kTokenizersParallelismOff = "false";
 inline constexpr std::array<std::string_view, 2> kAccelerateOverrides{"ACCELERATE_USE_FSDP",
                                                                       "ACCELERATE_USE_DEEPSPEED"};
 
-}  // namespace sparkdoc::sys
+}  // namespace sparkdoc::facts

@@ -7,22 +7,20 @@
 // MemAvailable still shows tens of GB (vLLM #54200: NV_ERR_NO_MEMORY at 22.5 GiB available;
 // §3.4 recommends a floor of 8-16 GiB).
 //
-// Page cache = Cached + Buffers - Shmem (shared memory sits in Cached but cannot be dropped);
-// what drop_caches can free is that minus Dirty and Writeback.
-//
 // Discrete GPUs: GPU 0's free memory from NVML. A single-device run sees one GPU (the first
 // visible one), and a sum over devices would promise memory no one process can use. No floor:
 // the UMA driver behaviour behind it does not apply to a dedicated framebuffer.
+#include "facts/memory.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <limits>
 
-#include "checks/registry.h"
 #include "core/units.h"
 
-namespace sparkdoc::checks {
+namespace sparkdoc::facts {
 namespace {
 
 int64_t as_signed(uint64_t v) {
@@ -36,12 +34,26 @@ uint64_t sub_clamped(uint64_t a, uint64_t b) {
 
 }  // namespace
 
+PageCache page_cache(const sys::MemInfo& m) {
+  PageCache c;
+  c.bytes = sub_clamped(m.cached_bytes + m.buffers_bytes, m.shmem_bytes);
+  c.reclaimable_bytes = sub_clamped(c.bytes, m.dirty_bytes + m.writeback_bytes);
+  return c;
+}
+
+std::optional<uint64_t> page_cache_bytes(std::optional<uint64_t> cached,
+                                         std::optional<uint64_t> buffers,
+                                         std::optional<uint64_t> shmem) {
+  if (!cached) return std::nullopt;
+  return sub_clamped(*cached + buffers.value_or(0), shmem.value_or(0));
+}
+
 std::optional<Headroom> compute_headroom(const Snapshot& s, const Platform& platform) {
   Headroom h;
   if (s.meminfo.ok()) {
-    const sys::MemInfo& m = *s.meminfo;
-    h.page_cache_bytes = sub_clamped(m.cached_bytes + m.buffers_bytes, m.shmem_bytes);
-    h.reclaimable_cache_bytes = sub_clamped(h.page_cache_bytes, m.dirty_bytes + m.writeback_bytes);
+    PageCache cache = page_cache(*s.meminfo);
+    h.page_cache_bytes = cache.bytes;
+    h.reclaimable_cache_bytes = cache.reclaimable_bytes;
   }
 
   if (platform.kind == PlatformKind::kDiscrete) {
@@ -80,4 +92,4 @@ std::optional<Headroom> compute_headroom(const Snapshot& s, const Platform& plat
   return h;
 }
 
-}  // namespace sparkdoc::checks
+}  // namespace sparkdoc::facts

@@ -3,13 +3,14 @@
 // framebuffer memory, or an NVML total of at least 90% of MemTotal (reference §2.1, §2.6).
 // The product name is only supporting evidence: one Spark reported itself as
 // "NVIDIA JMJWOA-Generic-GPU", and partner boxes carry other DMI names.
+#include "facts/platform.h"
+
 #include <fmt/format.h>
 
-#include "checks/registry.h"
 #include "core/strings.h"
 #include "core/units.h"
 
-namespace sparkdoc::checks {
+namespace sparkdoc::facts {
 namespace {
 
 // An NVML total this close to MemTotal is the host's memory seen through the GPU
@@ -23,26 +24,31 @@ std::string cc_text(const gpu::ComputeCapability& cc) {
 }  // namespace
 
 Platform classify_platform(const Snapshot& s) {
+  return classify_platform(s.gpu, s.meminfo, s.host);
+}
+
+Platform classify_platform(const gpu::GpuReadings& gpu, const Reading<sys::MemInfo>& meminfo,
+                           const sys::Host& host) {
   Platform p;
   const gpu::Device* nv = nullptr;
   size_t nv_count = 0;
-  if (s.gpu.nvml.ok() && !s.gpu.nvml->devices.empty()) {
-    nv = &s.gpu.nvml->devices.front();
-    nv_count = s.gpu.nvml->devices.size();
+  if (gpu.nvml.ok() && !gpu.nvml->devices.empty()) {
+    nv = &gpu.nvml->devices.front();
+    nv_count = gpu.nvml->devices.size();
   }
   const gpu::CudaDevice* cu = nullptr;
-  if (s.gpu.cuda.ok() && !s.gpu.cuda->devices.empty()) cu = &s.gpu.cuda->devices.front();
+  if (gpu.cuda.ok() && !gpu.cuda->devices.empty()) cu = &gpu.cuda->devices.front();
 
   if (!nv && !cu) {
     p.kind = PlatformKind::kNoGpu;
     p.key = "no-gpu";
     p.description = "no NVIDIA GPU could be read";
-    p.evidence.push_back(s.gpu.nvml.ok() ? "NVML lists no devices"
-                                         : "NVML: " + s.gpu.nvml.reason());
-    if (!s.gpu.cuda.ok()) {
-      p.evidence.push_back("CUDA: " + s.gpu.cuda.reason());
-    } else if (s.gpu.cuda->init_error) {
-      p.evidence.push_back("CUDA: " + *s.gpu.cuda->init_error);
+    p.evidence.push_back(gpu.nvml.ok() ? "NVML lists no devices"
+                                         : "NVML: " + gpu.nvml.reason());
+    if (!gpu.cuda.ok()) {
+      p.evidence.push_back("CUDA: " + gpu.cuda.reason());
+    } else if (gpu.cuda->init_error) {
+      p.evidence.push_back("CUDA: " + *gpu.cuda->init_error);
     } else {
       p.evidence.push_back("CUDA lists no devices");
     }
@@ -76,17 +82,17 @@ Platform classify_platform(const Snapshot& s) {
     if (!nv->memory.ok() && nv->memory.missing().why == Why::kNotSupported) {
       unified = true;
       p.evidence.push_back("NVML memory info not supported (no dedicated framebuffer)");
-    } else if (nv->memory.ok() && !cuda_says_discrete && s.meminfo.ok() &&
-               s.meminfo->mem_total_bytes > 0) {
+    } else if (nv->memory.ok() && !cuda_says_discrete && meminfo.ok() &&
+               meminfo->mem_total_bytes > 0) {
       // The weakest evidence: a discrete card can match the host's RAM size by chance, so
       // CUDA's attribute, when read, overrules it.
       double ratio = static_cast<double>(nv->memory->total_bytes) /
-                     static_cast<double>(s.meminfo->mem_total_bytes);
+                     static_cast<double>(meminfo->mem_total_bytes);
       if (ratio >= kUnifiedTotalFraction && ratio <= 1.0 / kUnifiedTotalFraction) {
         unified = true;
         p.evidence.push_back(fmt::format("NVML memory total {} is within 10% of MemTotal {}",
                                          format_gb(nv->memory->total_bytes),
-                                         format_gb(s.meminfo->mem_total_bytes)));
+                                         format_gb(meminfo->mem_total_bytes)));
       }
     }
   }
@@ -99,12 +105,12 @@ Platform classify_platform(const Snapshot& s) {
   if (cc121 && unified) {
     p.kind = PlatformKind::kDgxSpark;
     p.key = "dgx-spark";
-    if (s.host.cpu_arch.ok() && *s.host.cpu_arch == "aarch64") {
+    if (host.cpu_arch.ok() && *host.cpu_arch == "aarch64") {
       p.evidence.push_back("aarch64 host");
     }
     if (contains(p.gpu_name, "GB10")) p.evidence.push_back("device named " + p.gpu_name);
-    if (s.host.dmi_product.ok() && !s.host.dmi_product->empty()) {
-      p.evidence.push_back("DMI product " + *s.host.dmi_product + " (label only)");
+    if (host.dmi_product.ok() && !host.dmi_product->empty()) {
+      p.evidence.push_back("DMI product " + *host.dmi_product + " (label only)");
     }
     p.description = fmt::format("DGX Spark ({}, compute capability 12.1, unified memory)", name);
     return p;
@@ -127,4 +133,4 @@ Platform classify_platform(const Snapshot& s) {
   return p;
 }
 
-}  // namespace sparkdoc::checks
+}  // namespace sparkdoc::facts
