@@ -1,2 +1,4 @@
 // The translation unit that builds the tests' precompiled header (tests/CMakeLists.txt).
-int main() { return 0; }
+int main() {
+  return 0;
+}

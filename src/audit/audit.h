@@ -13,12 +13,12 @@
 #include <string>
 #include <vector>
 
-#include "model/audit.h"
 #include "core/fs.h"
 #include "core/result.h"
 #include "elf/compat.h"
 #include "elf/ld_cache.h"
 #include "elf/loader.h"
+#include "model/audit.h"
 
 namespace sparkdoc::audit {
 

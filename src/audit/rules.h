@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "model/audit.h"
 #include "elf/compat.h"
+#include "model/audit.h"
 
 namespace sparkdoc::audit {
 

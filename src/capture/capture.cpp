@@ -91,8 +91,7 @@ Snapshot capture(const CaptureOptions& options) {
   std::vector<elf::LdCacheEntry> ld_cache;
   if (auto cache = elf::read_ld_cache(options.root)) ld_cache = std::move(*cache);
   py.ld_cache = ld_cache;
-  Task<Reading<std::vector<pyenv::PythonEnv>>> python_task(
-      [py] { return pyenv::read_python(py); });
+  Task<Reading<std::vector<pyenv::PythonEnv>>> python_task([py] { return pyenv::read_python(py); });
 
   Snapshot s;
   s.sparkdoc_version = kVersion;
@@ -131,8 +130,8 @@ Snapshot capture(const CaptureOptions& options) {
     s.gpu.cuda = cuda_task->get();
     s.timings_ms["cuda"] = cuda_task->elapsed_ms();
   } else {
-    std::string why = options.read_gpu ? "not read: the snapshot reads a fixture root"
-                                       : "not read: --no-gpu";
+    std::string why =
+        options.read_gpu ? "not read: the snapshot reads a fixture root" : "not read: --no-gpu";
     s.gpu.nvml = nvml_not_read(why);
     s.gpu.cuda = Reading<gpu::CudaReadings>::absent(Why::kAbsent, why);
   }
@@ -155,8 +154,7 @@ Snapshot capture(const CaptureOptions& options) {
   return s;
 }
 
-Result<audit::AuditOptions> native_audit_options(const Snapshot& s,
-                                                 const CaptureOptions& options) {
+Result<audit::AuditOptions> native_audit_options(const Snapshot& s, const CaptureOptions& options) {
   std::vector<elf::LdCacheEntry> ld_cache;
   if (auto cache = elf::read_ld_cache(options.root)) ld_cache = std::move(*cache);
   return audit_options_with(s, options, std::move(ld_cache));
@@ -166,7 +164,8 @@ namespace {
 
 Result<audit::AuditOptions> audit_options_with(const Snapshot& s, const CaptureOptions& options,
                                                std::vector<elf::LdCacheEntry> ld_cache) {
-  if (!s.python.ok()) return fail(s.python.missing().why, "no Python environment: " + s.python.reason());
+  if (!s.python.ok())
+    return fail(s.python.missing().why, "no Python environment: " + s.python.reason());
   const pyenv::PythonEnv* env = nullptr;
   for (const pyenv::PythonEnv& e : *s.python) {
     if (e.torch.ok()) {
@@ -190,14 +189,15 @@ Result<audit::AuditOptions> audit_options_with(const Snapshot& s, const CaptureO
   }
   auto from_gpu = [&](const Reading<gpu::ComputeCapability>& cc, const Reading<std::string>& name) {
     if (!cc.ok()) return false;
-    a.target = elf::ComputeCapability{static_cast<uint32_t>(cc->major),
-                                      static_cast<uint32_t>(cc->minor)};
+    a.target =
+        elf::ComputeCapability{static_cast<uint32_t>(cc->major), static_cast<uint32_t>(cc->minor)};
     a.target_source = name.ok() ? *name : "GPU 0";
     return true;
   };
   bool found = false;
   if (s.gpu.nvml.ok() && !s.gpu.nvml->devices.empty()) {
-    found = from_gpu(s.gpu.nvml->devices.front().compute_capability, s.gpu.nvml->devices.front().name);
+    found =
+        from_gpu(s.gpu.nvml->devices.front().compute_capability, s.gpu.nvml->devices.front().name);
   }
   if (!found && s.gpu.cuda.ok() && !s.gpu.cuda->devices.empty()) {
     from_gpu(s.gpu.cuda->devices.front().compute_capability, s.gpu.cuda->devices.front().name);

@@ -22,7 +22,7 @@ struct CaptureOptions {
   // false: initialise the CUDA driver (cuInit, about 0.2 s and 20 MB resident on an H200) only
   // when NVML could not list the devices; the driver version is read either way.
   bool cuda_devices_always = true;
-  char** envp = nullptr;         // nullptr: this process's environment
+  char** envp = nullptr;  // nullptr: this process's environment
   // Audit the native code of the Python environment (audit/audit.h): a few tens of ms warm
   // for a full CUDA stack. false records native_code as absent "not audited".
   bool audit_native = true;

@@ -13,8 +13,8 @@
 
 #include <algorithm>
 
-#include "checks/check_fns.h"
 #include "checks/common.h"
+#include "checks/registry.h"
 #include "core/strings.h"
 #include "facts/command_line.h"
 #include "facts/nodes.h"
@@ -71,9 +71,7 @@ TpEvidence find_tp(const Snapshot& s, const Workload& w) {
   return tp;
 }
 
-}  // namespace
-
-Finding check_g10_parallelism(const Snapshot& s, const Workload& w, const facts::Platform& p) {
+Finding judge(const Snapshot& s, const Workload& w, const facts::Platform& p) {
   facts::NodeCount nodes = facts::count_nodes(s, w);
   TpEvidence tp = find_tp(s, w);
   std::vector<std::string> details;
@@ -111,6 +109,36 @@ Finding check_g10_parallelism(const Snapshot& s, const Workload& w, const facts:
                                   "play{}",
                                   scanned, boxes, found),
                       details);
+}
+
+}  // namespace
+
+const CheckInfo& g10_parallelism() {
+  static constexpr CheckInfo kInfo{
+      .id = "G10",
+      .title = "Dual-Spark is DDP/FSDP only",
+      .reads =
+          "node count from NNODES, SLURM_NNODES, WORLD_SIZE/LOCAL_WORLD_SIZE, accelerate "
+          "num_machines and --nnodes; tensor-parallel settings in configs under the working "
+          "directory and in --cmd",
+      .symptom =
+          "A tensor-parallel launch across two Sparks hangs, runs far slower than one Spark, or "
+          "errors out",
+      .cause =
+          "The ConnectX-7 link between Sparks carries DDP/FSDP gradient and parameter sync well, "
+          "but tensor parallelism exchanges activations inside every layer and the link is too "
+          "thin for that.",
+      .how_checked =
+          "Counts nodes from the launch environment and the command, finds tensor-parallel "
+          "degrees in configs and the command, and fails TP > 1 across more than one node.",
+      .fix = "Across two Sparks use DDP or FSDP; keep tensor parallelism inside one node.",
+      .source = "002 G10",
+      .keywords =
+          "two sparks dual spark multi-node multinode tensor parallel parallelism tp hang hangs "
+          "slow connectx nccl ddp fsdp cluster stacked",
+      .run = &judge,
+  };
+  return kInfo;
 }
 
 }  // namespace sparkdoc::checks

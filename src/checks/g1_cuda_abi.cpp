@@ -19,8 +19,8 @@
 
 #include <algorithm>
 
-#include "checks/check_fns.h"
 #include "checks/common.h"
+#include "checks/registry.h"
 #include "core/cuda_sonames.h"
 #include "core/names.h"
 #include "core/strings.h"
@@ -269,10 +269,45 @@ Finding with_native_libraries(Finding f, const Snapshot& s, const facts::Platfor
                       details);
 }
 
+Finding judge(const Snapshot& s, const Workload&, const facts::Platform& platform) {
+  return with_native_libraries(judge_torch(s, platform), s, platform);
+}
+
 }  // namespace
 
-Finding check_g1_cuda_abi(const Snapshot& s, const Workload&, const facts::Platform& platform) {
-  return with_native_libraries(judge_torch(s, platform), s, platform);
+const CheckInfo& g1_cuda_abi() {
+  static constexpr CheckInfo kInfo{
+      .id = "G1",
+      .title = "CUDA 12/13 ABI mismatch",
+      .reads =
+          "Python environments: torch's version, torch.version.cuda, the CUDA sonames torch's "
+          "libraries need and where they resolve, nvidia-*-cuNN distributions; the driver's CUDA "
+          "version from NVML or the CUDA driver API",
+      .symptom =
+          "ImportError naming an undefined CUDA symbol, \"libcudart.so.12: cannot open shared "
+          "object file\", or a segfault at the first .cuda() call",
+      .cause =
+          "Most PyPI wheels are built against CUDA 12 (libcudart.so.12) while DGX Spark ships "
+          "CUDA 13. pip never compares CUDA ABIs, so the mismatch surfaces only at import or at "
+          "the first kernel launch. A CPU-only torch (+cpu) pulled in by another package fails "
+          "the same way.",
+      .how_checked =
+          "Takes torch from the first Python environment that has it; compares its CUDA major "
+          "with the driver's and, on a Spark, with 13; checks that every CUDA library torch "
+          "needs resolves and belongs to torch's CUDA major; looks for nvidia-*-cu12 wheels "
+          "beside a CUDA 13 torch.",
+      .fix =
+          "Reinstall torch from https://download.pytorch.org/whl/cu130 (pip install torch "
+          "--index-url https://download.pytorch.org/whl/cu130) or work in a matched container "
+          "such as NGC PyTorch; remove stray nvidia-*-cu12 wheels.",
+      .source = "002 G1",
+      .keywords =
+          "undefined symbol importerror segfault libcudart cudart so.12 so.13 cu130 cu128 cu12 "
+          "cu13 wheel abi cpu build torch.version.cuda driver mismatch cannot open shared object "
+          "import error",
+      .run = &judge,
+  };
+  return kInfo;
 }
 
 }  // namespace sparkdoc::checks

@@ -15,8 +15,8 @@
 //   SKIP  no Python environment.
 #include <fmt/format.h>
 
-#include "checks/check_fns.h"
 #include "checks/common.h"
+#include "checks/registry.h"
 #include "facts/container.h"
 #include "facts/platform.h"
 #include "facts/python.h"
@@ -30,9 +30,7 @@ std::string with_version(std::string_view name, const pyenv::Distribution& d) {
   return d.version.empty() ? std::string(name) : fmt::format("{} {}", name, d.version);
 }
 
-}  // namespace
-
-Finding check_g2_flash_attn(const Snapshot& s, const Workload&, const facts::Platform& platform) {
+Finding judge(const Snapshot& s, const Workload&, const facts::Platform& platform) {
   if (!s.python.ok()) {
     return make_finding(kId, Verdict::kSkip, "no Python environment read: " + s.python.reason());
   }
@@ -77,8 +75,8 @@ Finding check_g2_flash_attn(const Snapshot& s, const Workload&, const facts::Pla
         fmt::format("{} inside {}: NGC ships a working SM121 build", fa_text, *container.ngc_image),
         details);
   }
-  if (platform.kind == facts::PlatformKind::kDgxSpark && fa_native != nullptr && fa_native->gpu == "sass" &&
-      fa_native->problems.empty()) {
+  if (platform.kind == facts::PlatformKind::kDgxSpark && fa_native != nullptr &&
+      fa_native->gpu == "sass" && fa_native->problems.empty()) {
     return make_finding(
         kId, Verdict::kInfo,
         fmt::format("{} in a bare-pip environment on DGX Spark: its extension carries SASS that "
@@ -105,6 +103,38 @@ Finding check_g2_flash_attn(const Snapshot& s, const Workload&, const facts::Pla
       fmt::format("{} installed ({}); the missing aarch64/sm_121 wheel is a DGX Spark problem",
                   fa_text, cc),
       details);
+}
+
+}  // namespace
+
+const CheckInfo& g2_flash_attn() {
+  static constexpr CheckInfo kInfo{
+      .id = "G2",
+      .title = "flash-attn: skip the pip build, watch Unsloth's auto-detect",
+      .reads =
+          "Python environment: the flash-attn and unsloth distributions; container markers and "
+          "NGC image variables; the platform",
+      .symptom =
+          "pip install flash-attn fails or hangs compiling on a Spark; or Unsloth trains with "
+          "flash-attn although attn_implementation=\"sdpa\" was asked for",
+      .cause =
+          "No prebuilt flash-attn wheel covers aarch64 with sm_121, so bare pip compiles it from "
+          "source. NGC containers ship a working SM121 build, and Unsloth prefers flash-attn "
+          "whenever it can import it, silently overriding an SDPA request.",
+      .how_checked =
+          "Looks for flash-attn in torch's environment and for unsloth beside it, and tells an "
+          "NGC image from a bare pip environment.",
+      .fix =
+          "On bare pip, leave flash-attn out: SDPA is the default and works. With Unsloth, force "
+          "SDPA by setting its HAS_FLASH_ATTENTION flag to False before loading, or uninstall "
+          "flash-attn.",
+      .source = "002 G2",
+      .keywords =
+          "flash-attn flash_attn flashattention sdpa attention attn_implementation unsloth build "
+          "hangs compile wheel backend wrong",
+      .run = &judge,
+  };
+  return kInfo;
 }
 
 }  // namespace sparkdoc::checks

@@ -1,7 +1,7 @@
 // G3 UMA OOM below 128 GB (002 G3; reference §3).
 //
-// Rule on unified memory, with headroom from facts::compute_headroom (MemAvailable + SwapFree, or free
-// hugepages, minus an 8 GiB floor):
+// Rule on unified memory, with headroom from facts::compute_headroom (MemAvailable + SwapFree, or
+// free hugepages, minus an 8 GiB floor):
 //   FAIL  headroom < need (--need): say the gap, the droppable page cache and what holds memory.
 //   WARN  headroom >= need, but MemFree + SwapFree - floor < need: the load only fits by
 //         evicting page cache while it runs, which is where mmap'd safetensors and CUDA
@@ -17,7 +17,6 @@
 #include <cstdint>
 #include <limits>
 
-#include "checks/check_fns.h"
 #include "checks/common.h"
 #include "checks/registry.h"
 #include "core/strings.h"
@@ -42,12 +41,14 @@ std::string gpu_holders_text(const Snapshot& s) {
   uint64_t total = 0;
   for (const auto& p : procs) total += *p.used_bytes;
   std::vector<std::string> top;
-  for (size_t i = 0; i < procs.size() && i < 3; ++i) top.push_back(facts::describe_gpu_user(procs[i]));
+  for (size_t i = 0; i < procs.size() && i < 3; ++i)
+    top.push_back(facts::describe_gpu_user(procs[i]));
   if (procs.size() > 3) top.push_back(fmt::format("{} more", procs.size() - 3));
   return fmt::format("GPU processes hold {} ({})", format_gb(total), join(top, ", "));
 }
 
-Finding unified(const Snapshot& s, const Workload& w, const facts::Platform& p, const facts::Headroom& h) {
+Finding unified(const Snapshot& s, const Workload& w, const facts::Platform& p,
+                const facts::Headroom& h) {
   const sys::MemInfo& m = *s.meminfo;
   std::vector<std::string> details{
       "rule: " + h.rule,
@@ -143,9 +144,7 @@ Finding discrete(const Snapshot& s, const Workload& w, const facts::Headroom& h)
                       details);
 }
 
-}  // namespace
-
-Finding check_g3_uma_headroom(const Snapshot& s, const Workload& w, const facts::Platform& p) {
+Finding judge(const Snapshot& s, const Workload& w, const facts::Platform& p) {
   if (p.kind == facts::PlatformKind::kDiscrete) {
     if (!s.gpu.nvml.ok()) {
       return make_finding(kId, Verdict::kSkip, "GPU memory not read: NVML " + s.gpu.nvml.reason());
@@ -174,6 +173,43 @@ Finding check_g3_uma_headroom(const Snapshot& s, const Workload& w, const facts:
   auto h = facts::compute_headroom(s, p);
   if (!h) return make_finding(kId, Verdict::kSkip, "memory headroom could not be computed");
   return unified(s, w, p, *h);
+}
+
+}  // namespace
+
+const CheckInfo& g3_uma_headroom() {
+  static constexpr CheckInfo kInfo{
+      .id = "G3",
+      .title = "UMA OOM below 128 GB",
+      .reads =
+          "/proc/meminfo (MemAvailable, MemFree, SwapFree, Cached, Buffers, Shmem, Dirty, "
+          "Writeback, HugePages); NVML per-process GPU memory; on discrete GPUs NVML free "
+          "memory; --need",
+      .symptom =
+          "Out of memory while loading or training although nvidia-smi shows free memory, or "
+          "shows \"Not Supported\" / [N/A] for memory; a load dies part way through the shards, "
+          "or the box freezes",
+      .cause =
+          "On GB10 the GPU allocates from the same LPDDR5x as the CPU. During a load the page "
+          "cache of mmap'd safetensors and the CUDA tensors made from them both count against "
+          "that one pool, and the driver's allocations fail before MemAvailable reaches zero. "
+          "nvidia-smi and cudaMemGetInfo do not show any of this.",
+      .how_checked =
+          "Applies NVIDIA's unified-memory rule: free hugepages when configured, else "
+          "MemAvailable + SwapFree, minus an 8 GiB floor. Compares that with --need, and warns "
+          "when the need fits only by evicting page cache in the middle of the load.",
+      .fix =
+          "Drop the page cache before a load (sync; echo 3 > /proc/sys/vm/drop_caches, or "
+          "sparkdoc clean), stop other GPU users, load with low_cpu_mem_usage=True or a loader "
+          "that releases each shard's pages, and plan from /proc/meminfo rather than nvidia-smi.",
+      .source = "002 G3",
+      .keywords =
+          "oom out of memory cuda nvidia-smi free memory n/a not supported page cache meminfo "
+          "memavailable unified uma mmap safetensors load drop_caches headroom killed freeze "
+          "128gb",
+      .run = &judge,
+  };
+  return kInfo;
 }
 
 }  // namespace sparkdoc::checks

@@ -17,8 +17,8 @@
 
 #include <algorithm>
 
-#include "checks/check_fns.h"
 #include "checks/common.h"
+#include "checks/registry.h"
 #include "core/strings.h"
 #include "core/units.h"
 #include "facts/platform.h"
@@ -129,9 +129,7 @@ std::vector<std::string> concerns(const gpu::Device& d, bool spark) {
   return out;
 }
 
-}  // namespace
-
-Finding check_g4_thermal_power(const Snapshot& s, const Workload&, const facts::Platform& p) {
+Finding judge(const Snapshot& s, const Workload&, const facts::Platform& p) {
   if (!s.gpu.nvml.ok()) {
     return make_finding(kId, Verdict::kSkip, "NVML not read: " + s.gpu.nvml.reason());
   }
@@ -179,6 +177,39 @@ Finding check_g4_thermal_power(const Snapshot& s, const Workload&, const facts::
   parts.push_back(any_reason ? "clock event reasons active on some (see details)"
                              : "no clock event reasons beyond idle");
   return make_finding(kId, Verdict::kInfo, join(parts, ", "), details);
+}
+
+}  // namespace
+
+const CheckInfo& g4_thermal_power() {
+  static constexpr CheckInfo kInfo{
+      .id = "G4",
+      .title = "Thermal throttling and the ~100 W sustained power cap",
+      .reads =
+          "NVML per device: temperature, power draw and limit, SM clock and its maximum, "
+          "utilization, clock-event reasons and the cumulative slowdown counters",
+      .symptom =
+          "Throughput drops partway through a multi-hour run, clocks fall, or the box reboots or "
+          "powers off under sustained load",
+      .cause =
+          "GB10 sustains about 100 W in practice against a 140 W SoC TDP (240 W is the power "
+          "brick's rating), so long runs sit at the power cap and heat up; a degraded USB-PD "
+          "power state can also hold clocks under 1 GHz.",
+      .how_checked =
+          "Reads temperature, power, SM clock, the active clock-event reasons and the time spent "
+          "power- or heat-capped since driver load; warns on active thermal or HW slowdown, on "
+          "90 C and above, and on high utilization at an SM clock under 1000 MHz.",
+      .fix =
+          "Plan for ~100 W sustained; improve airflow or cap clocks (nvidia-smi -lgc 0,2100); "
+          "for a stuck low-clock state, power-cycle fully (unplug the brick from the wall, wait "
+          "60 s); watch long runs with sparkdoc watch.",
+      .source = "002 G4",
+      .keywords =
+          "throttle throttling thermal temperature hot heat power watts slow slows slowdown "
+          "partway mid-run throughput drop reboot reboots shutdown clocks 100w 240w tdp degraded",
+      .run = &judge,
+  };
+  return kInfo;
 }
 
 }  // namespace sparkdoc::checks

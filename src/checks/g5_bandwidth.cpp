@@ -9,8 +9,8 @@
 //   SKIP without a measurement (sparkdoc bw takes one).
 #include <fmt/format.h>
 
-#include "checks/check_fns.h"
 #include "checks/common.h"
+#include "checks/registry.h"
 #include "facts/platform.h"
 
 namespace sparkdoc::checks {
@@ -53,9 +53,7 @@ std::string nominal_text(const BandwidthMeasurement& b) {
   return "";
 }
 
-}  // namespace
-
-Finding check_g5_bandwidth(const Snapshot& s, const Workload&, const facts::Platform& p) {
+Finding judge(const Snapshot& s, const Workload&, const facts::Platform& p) {
   if (!s.bandwidth.ok()) {
     const Missing& missing = s.bandwidth.missing();
     std::string why =
@@ -93,6 +91,34 @@ Finding check_g5_bandwidth(const Snapshot& s, const Workload&, const facts::Plat
                                   "idle box",
                                   figure, kSparkBudgetLowGbps, kSparkBudgetHighGbps),
                       details);
+}
+
+}  // namespace
+
+const CheckInfo& g5_bandwidth() {
+  static constexpr CheckInfo kInfo{
+      .id = "G5",
+      .title = "Bandwidth ceiling: budget 180-192 GB/s",
+      .reads = "a saved bandwidth measurement (sparkdoc bw)",
+      .symptom =
+          "Memory-bound work (decode-heavy RL loops, inference) plateaus well below the "
+          "throughput a plan promised",
+      .cause =
+          "273 GB/s is the LPDDR5x spec ceiling; sustained copies measure 180-192 GB/s, so a "
+          "plan built on 273 GB/s overpromises by about a third.",
+      .how_checked =
+          "Compares a measured device copy bandwidth (read + write bytes counted) with 180 GB/s, "
+          "the bottom of the budget.",
+      .fix =
+          "Budget throughput from 180-192 GB/s and revise plans built on 273 GB/s; measure with "
+          "sparkdoc bw on an idle machine.",
+      .source = "002 G5",
+      .keywords =
+          "bandwidth memory-bound bound decode tokens per second gb/s 273 plateau step time rl "
+          "inference roofline",
+      .run = &judge,
+  };
+  return kInfo;
 }
 
 }  // namespace sparkdoc::checks

@@ -18,8 +18,8 @@
 #include <map>
 #include <set>
 
-#include "checks/check_fns.h"
 #include "checks/common.h"
+#include "checks/registry.h"
 #include "core/strings.h"
 #include "core/units.h"
 #include "facts/command_line.h"
@@ -61,9 +61,7 @@ Cap server_cap(const sys::KnownServer& server) {
   return {fraction && *fraction <= kCappedFraction, text};
 }
 
-}  // namespace
-
-Finding check_g6_contention(const Snapshot& s, const Workload&, const facts::Platform&) {
+Finding judge(const Snapshot& s, const Workload&, const facts::Platform&) {
   bool nvml_procs_read = false;
   std::vector<std::string> unread;
   if (s.gpu.nvml.ok()) {
@@ -177,6 +175,37 @@ Finding check_g6_contention(const Snapshot& s, const Workload&, const facts::Pla
   return make_finding(kId, Verdict::kPass,
                       fmt::format("only small or capped GPU users: {}{}", join(small, ", "), tail),
                       details);
+}
+
+}  // namespace
+
+const CheckInfo& g6_contention() {
+  static constexpr CheckInfo kInfo{
+      .id = "G6",
+      .title = "Global UMA resource contention",
+      .reads =
+          "NVML process lists with per-process memory; processes holding /dev/nvidia*; known GPU "
+          "servers by command line (vLLM, SGLang, Ollama, llama-server, Triton)",
+      .symptom =
+          "A run's KV cache or weights are evicted mid-run with no OOM in its own log, or it "
+          "slows or dies while another server is busy",
+      .cause =
+          "Unified memory is one pool for the whole machine: an uncapped or near-capacity "
+          "process competes with everything else in it. A small, bounded job (a LoRA under 4 GB) "
+          "next to a capped server is fine.",
+      .how_checked =
+          "Lists every GPU process and known server; warns on servers without a memory cap (vLLM "
+          "--gpu-memory-utilization 0.5 or less) and on any process holding more than 4 GB.",
+      .fix =
+          "One heavy job at a time: stop unrelated servers, or restart them capped (vLLM "
+          "--gpu-memory-utilization 0.5 or less), before a long run.",
+      .source = "002 G6",
+      .keywords =
+          "contention evicted eviction another process server vllm ollama sglang utilization kv "
+          "cache shared other processes competing silently",
+      .run = &judge,
+  };
+  return kInfo;
 }
 
 }  // namespace sparkdoc::checks

@@ -11,8 +11,8 @@
 //   SKIP  no GPU compute capability read.
 #include <fmt/format.h>
 
-#include "checks/check_fns.h"
 #include "checks/common.h"
+#include "checks/registry.h"
 #include "core/strings.h"
 #include "facts/platform.h"
 
@@ -22,7 +22,8 @@ namespace {
 
 // Which packages carry GPU code that can use NVFP4 on this GPU, from the native-code audit:
 // " NVFP4-capable code in: vllm, ...; none in: torch" or "" without an audit.
-std::string nvfp4_packages(const Snapshot& s, const facts::Platform& p, std::vector<std::string>& details) {
+std::string nvfp4_packages(const Snapshot& s, const facts::Platform& p,
+                           std::vector<std::string>& details) {
   const audit::NativeAudit* a = native_audit(s, p);
   if (a == nullptr) return "";
   std::vector<std::string> with;
@@ -37,13 +38,12 @@ std::string nvfp4_packages(const Snapshot& s, const facts::Platform& p, std::vec
   return fmt::format("; NVFP4-capable code in: {} (sparkdoc audit)", join(with, ", "));
 }
 
-}  // namespace
-
-Finding check_g7_nvfp4(const Snapshot& s, const Workload&, const facts::Platform& p) {
+Finding judge(const Snapshot& s, const Workload&, const facts::Platform& p) {
   constexpr std::string_view kId = "G7";
   if (!p.compute_capability) {
-    std::string why = p.kind == facts::PlatformKind::kNoGpu ? "no NVIDIA GPU could be read"
-                                                     : "the GPU's compute capability was not read";
+    std::string why = p.kind == facts::PlatformKind::kNoGpu
+                          ? "no NVIDIA GPU could be read"
+                          : "the GPU's compute capability was not read";
     return make_finding(kId, Verdict::kSkip, fmt::format("{} ({})", why, join(p.evidence, "; ")));
   }
   const auto& cc = *p.compute_capability;
@@ -68,6 +68,31 @@ Finding check_g7_nvfp4(const Snapshot& s, const Workload&, const facts::Platform
                       fmt::format("compute capability {}.{} ({}): not SM12x; the NVFP4/sm_121a "
                                   "rule does not apply",
                                   cc.major, cc.minor, name));
+}
+
+}  // namespace
+
+const CheckInfo& g7_nvfp4() {
+  static constexpr CheckInfo kInfo{
+      .id = "G7",
+      .title = "NVFP4 slower than FP8 on SM121",
+      .reads = "the GPU's compute capability (NVML or CUDA)",
+      .symptom = "Switching inference from FP8 to NVFP4 makes it slower, not faster",
+      .cause =
+          "SM121 has the fast FP4 conversion instructions only in code compiled for sm_121a (or "
+          "the sm_120f/121f family targets); generic builds fall back and run about 32% slower "
+          "than FP8.",
+      .how_checked =
+          "Reads the compute capability; on 12.1 states which code NVFP4 kernels need (sparkdoc "
+          "audit inspects the libraries themselves).",
+      .fix = "Stay on FP8 unless the kernels are built for sm_121a.",
+      .source = "002 G7",
+      .keywords =
+          "nvfp4 fp4 fp8 slower quantization quantized sm121 sm_121a sm120 blackwell cutlass "
+          "flashinfer precision",
+      .run = &judge,
+  };
+  return kInfo;
 }
 
 }  // namespace sparkdoc::checks

@@ -9,9 +9,9 @@
 //   SKIP  no playbook named.
 #include <fmt/format.h>
 
-#include "checks/check_fns.h"
 #include "checks/common.h"
 #include "checks/playbook_issues.h"
+#include "checks/registry.h"
 #include "core/strings.h"
 #include "facts/platform.h"
 
@@ -30,9 +30,7 @@ std::string reference(const PlaybookIssue& i) {
   return fmt::format("{}#{} ({})", i.pull_request ? "PR " : "", i.number, i.date);
 }
 
-}  // namespace
-
-Finding check_g8_playbooks(const Snapshot&, const Workload& w, const facts::Platform&) {
+Finding judge(const Snapshot&, const Workload& w, const facts::Platform&) {
   if (!w.playbook || trim(*w.playbook).empty()) {
     return make_finding(kId, Verdict::kSkip,
                         "no playbook named (--playbook NAME); known: " + known_list());
@@ -73,6 +71,33 @@ Finding check_g8_playbooks(const Snapshot&, const Workload& w, const facts::Plat
                       fmt::format("{}: no known issues in the offline table (checked {})",
                                   *playbook, kPlaybookTableChecked),
                       details);
+}
+
+}  // namespace
+
+const CheckInfo& g8_playbooks() {
+  static constexpr CheckInfo kInfo{
+      .id = "G8",
+      .title = "Stale official playbooks",
+      .reads = "--playbook NAME and an offline, dated table of NVIDIA/dgx-spark-playbooks issues",
+      .symptom =
+          "Following an official DGX Spark playbook fails with no local misconfiguration to "
+          "explain it",
+      .cause =
+          "The playbooks have shipped broken before and the stack moves faster than the docs: "
+          "wrong image tags, missing packages, pins that no longer install.",
+      .how_checked =
+          "Looks the playbook up in a dated offline table of known open and closed issues.",
+      .fix =
+          "Read github.com/NVIDIA/dgx-spark-playbooks/issues for that playbook before an "
+          "expensive run, and apply the workarounds listed there.",
+      .source = "002 G8",
+      .keywords =
+          "playbook recipe official instructions docs tutorial guide broken fails outright "
+          "dgx-spark-playbooks issue",
+      .run = &judge,
+  };
+  return kInfo;
 }
 
 }  // namespace sparkdoc::checks

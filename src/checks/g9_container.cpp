@@ -12,11 +12,11 @@
 //         dated known-good matrix (torch/triton, unsloth/transformers; known_good_matrix.cpp).
 #include <fmt/format.h>
 
-#include "checks/check_fns.h"
 #include "checks/common.h"
 #include "checks/known_good_matrix.h"
-#include "core/version_compare.h"
+#include "checks/registry.h"
 #include "core/strings.h"
+#include "core/version_compare.h"
 #include "facts/container.h"
 #include "facts/platform.h"
 #include "facts/python.h"
@@ -55,9 +55,7 @@ std::vector<std::string> drift(const pyenv::PythonEnv& env) {
   return out;
 }
 
-}  // namespace
-
-Finding check_g9_container(const Snapshot& s, const Workload&, const facts::Platform&) {
+Finding judge(const Snapshot& s, const Workload&, const facts::Platform&) {
   facts::Container c = facts::detect_container(s);
   std::vector<std::string> details;
   for (const auto& e : c.evidence) details.push_back("evidence: " + e);
@@ -92,6 +90,41 @@ Finding check_g9_container(const Snapshot& s, const Workload&, const facts::Plat
     }
   }
   return make_finding(kId, Verdict::kWarn, line, details);
+}
+
+}  // namespace
+
+const CheckInfo& g9_container() {
+  static constexpr CheckInfo kInfo{
+      .id = "G9",
+      .title = "Container first, not bare pip",
+      .reads =
+          "container markers (/.dockerenv, /run/.containerenv, /.singularity.d, PID 1's "
+          "container=, mountinfo), NGC image variables, torch/triton/transformers/unsloth "
+          "versions",
+      .symptom =
+          "A bare pip environment that worked yesterday breaks after an unrelated pip install, "
+          "or two identical-looking environments behave differently",
+      .cause =
+          "Bare pip lets torch, Triton, xformers and transformers drift apart and nothing pins "
+          "them to SM121; inside an NGC image, a pip install can replace the image's own torch "
+          "build.",
+      .how_checked =
+          "Decides container or bare host from marker files and mounts (never from "
+          "/proc/1/cgroup, which reads 0::/ inside Docker under cgroup v2), names the NGC image, "
+          "checks NGC's torch is still the image's, and on a bare host compares version pairs "
+          "with a dated known-good matrix.",
+      .fix =
+          "Work in an NGC PyTorch container or Unsloth's DGX Spark image; if bare pip is "
+          "unavoidable, follow NVIDIA's install order and pin versions; never pip install a "
+          "torch over an NGC image's.",
+      .source = "002 G9",
+      .keywords =
+          "container docker bare pip environment broke breaks after install drift triton "
+          "xformers transformers ngc image reproducible venv",
+      .run = &judge,
+  };
+  return kInfo;
 }
 
 }  // namespace sparkdoc::checks

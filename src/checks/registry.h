@@ -1,5 +1,6 @@
 // The one explicit table of checks. `check`, `explain`, `--list` and the docs page are all
-// printed from it; nothing registers itself.
+// printed from it; nothing registers itself: checks/list.h names every check in order, and
+// each check's file (src/checks/NAME.cpp) defines its row.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +17,9 @@
 namespace sparkdoc::checks {
 
 using CheckFn = Finding (*)(const Snapshot&, const Workload&, const facts::Platform&);
+// Whether a check applies to the machine: nullopt when it does, else why not (the check then
+// reports SKIP with that reason and its judgement does not run).
+using AppliesFn = std::optional<std::string> (*)(const Snapshot&, const facts::Platform&);
 
 struct CheckInfo {
   std::string_view id;           // "G3"; never reused for another meaning
@@ -27,8 +31,14 @@ struct CheckInfo {
   std::string_view fix;          // what to do
   std::string_view source;       // "002 G3", "000 §6", "001"
   std::string_view keywords;     // extra words for `explain "symptom words"`
-  CheckFn run;
+  CheckFn run;                   // the judgement
+  AppliesFn applies = nullptr;   // null: every machine (the judgement says SKIP where it must)
 };
+
+// `const CheckInfo& g3_uma_headroom();` for every check in checks/list.h.
+#define SPARKDOC_CHECK(name) const CheckInfo& name();
+#include "checks/list.h"
+#undef SPARKDOC_CHECK
 
 // G1..G10 in order, then S1..Sn in order.
 std::span<const CheckInfo> all_checks();
@@ -43,7 +53,6 @@ std::vector<Finding> run_checks(const Snapshot& snapshot, const Workload& worklo
 std::vector<Finding> run_checks(std::span<const CheckInfo> table, const Snapshot& snapshot,
                                 const Workload& workload,
                                 const std::vector<std::string>& only = {});
-
 
 // Ranks checks against free text ("OOM while nvidia-smi shows free memory") for `explain`.
 std::vector<const CheckInfo*> search_checks(std::string_view words, size_t max_results = 3);

@@ -8,15 +8,15 @@
 #include <nlohmann/json.hpp>
 
 #include "audit/audit.h"
-#include "model/audit_json.h"
 #include "audit/render.h"
+#include "capture/capture.h"
 #include "cli/capture_flags.h"
 #include "cli/commands.h"
 #include "cli/progress.h"
 #include "elf/fatbin.h"
-#include "model/elf_json.h"
 #include "elf/listing.h"
-#include "capture/capture.h"
+#include "model/audit_json.h"
+#include "model/elf_json.h"
 
 namespace sparkdoc::cli {
 namespace {

@@ -1,23 +1,22 @@
+#include <fmt/format.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <memory>
-
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "capture/capture.h"
 #include "checks/registry.h"
 #include "cli/capture_flags.h"
 #include "cli/commands.h"
 #include "core/fs.h"
 #include "core/strings.h"
 #include "core/units.h"
-#include "report/report.h"
-#include "capture/capture.h"
 #include "model/snapshot_json.h"
+#include "report/report.h"
 
 namespace sparkdoc::cli {
 namespace {

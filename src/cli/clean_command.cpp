@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "capture/capture.h"
 #include "checks/registry.h"
 #include "cli/commands.h"
 #include "cli/snapshot_file.h"
@@ -25,7 +26,6 @@
 #include "gpu/probe.h"
 #include "mem/account.h"
 #include "mem/clean.h"
-#include "capture/capture.h"
 #include "sys/meminfo.h"
 #include "sys/swaps.h"
 #include "tune/journal.h"
@@ -277,9 +277,8 @@ class Runner {
       mark_failed(step, "/proc/meminfo: " + meminfo.error().message);
       return;
     }
-    auto blocker =
-        tune::swap_reset_blocker(*areas, meminfo->mem_available_bytes, meminfo->swap_cached_bytes,
-                                 facts::kHeadroomFloorBytes);
+    auto blocker = tune::swap_reset_blocker(*areas, meminfo->mem_available_bytes,
+                                            meminfo->swap_cached_bytes, facts::kHeadroomFloorBytes);
     if (blocker) {
       mark_skipped(step, *blocker);
       return;

@@ -3,6 +3,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "capture/capture.h"
 #include "checks/registry.h"
 #include "cli/capture_flags.h"
 #include "cli/commands.h"
@@ -10,7 +11,6 @@
 #include "facts/platform.h"
 #include "mem/account.h"
 #include "mem/render.h"
-#include "capture/capture.h"
 
 namespace sparkdoc::cli {
 namespace {

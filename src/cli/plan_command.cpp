@@ -1,15 +1,15 @@
+#include <fmt/format.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
-
+#include "capture/capture.h"
 #include "checks/registry.h"
 #include "cli/commands.h"
 #include "cli/snapshot_file.h"
@@ -19,7 +19,6 @@
 #include "facts/memory.h"
 #include "facts/platform.h"
 #include "plan/plan.h"
-#include "capture/capture.h"
 
 namespace sparkdoc::cli {
 namespace {

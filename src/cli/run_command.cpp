@@ -11,6 +11,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "capture/capture.h"
 #include "checks/finding.h"
 #include "cli/capture_flags.h"
 #include "cli/commands.h"
@@ -21,7 +22,6 @@
 #include "run/process.h"
 #include "run/runner.h"
 #include "runreport/summary.h"
-#include "capture/capture.h"
 #include "tune/tunables.h"
 
 namespace sparkdoc::cli {

@@ -1,15 +1,15 @@
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
 #include <fstream>
 #include <iostream>
 #include <memory>
-
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "capture/capture.h"
 #include "cli/capture_flags.h"
 #include "cli/commands.h"
 #include "core/fs.h"
-#include "capture/capture.h"
 #include "model/snapshot_json.h"
 
 namespace sparkdoc::cli {

@@ -18,7 +18,6 @@ bool unit_follows(std::string_view text, size_t i) {
 
 }  // namespace
 
-
 std::string_view trim(std::string_view s) {
   size_t b = 0, e = s.size();
   while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;

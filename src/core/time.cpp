@@ -63,9 +63,9 @@ std::string format_iso8601_utc(double ts, TimePrecision precision) {
   if (precision == TimePrecision::kSeconds && std::isfinite(ts)) ts = std::floor(ts);
   auto t = split(ts, true);
   if (!t) return "";
-  std::string out = fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}", t->tm.tm_year + 1900,
-                                t->tm.tm_mon + 1, t->tm.tm_mday, t->tm.tm_hour, t->tm.tm_min,
-                                t->tm.tm_sec);
+  std::string out =
+      fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}", t->tm.tm_year + 1900, t->tm.tm_mon + 1,
+                  t->tm.tm_mday, t->tm.tm_hour, t->tm.tm_min, t->tm.tm_sec);
   if (precision == TimePrecision::kMillis) out += fmt::format(".{:03}", t->millis);
   return out + "Z";
 }

@@ -30,13 +30,13 @@ std::optional<uint64_t> page_cache_bytes(std::optional<uint64_t> cached,
 // Memory headroom by NVIDIA's UMA rule (hugepages free if configured, else MemAvailable +
 // SwapFree) minus a safety floor; on discrete GPUs the GPU's free memory.
 struct Headroom {
-  int64_t bytes = 0;            // may be negative
-  uint64_t available_bytes = 0; // before the floor
+  int64_t bytes = 0;             // may be negative
+  uint64_t available_bytes = 0;  // before the floor
   uint64_t floor_bytes = 0;
   uint64_t page_cache_bytes = 0;
   uint64_t reclaimable_cache_bytes = 0;
-  std::string rule;             // how it was computed, for the report
-  bool hugepages = false;       // the HugePages_Free rule was used
+  std::string rule;        // how it was computed, for the report
+  bool hugepages = false;  // the HugePages_Free rule was used
   // Headroom if no page cache is reclaimed: MemFree + SwapFree - floor on unified memory
   // (equal to `bytes` on the hugepage and discrete rules, where the page cache plays no part).
   int64_t without_cache_bytes = 0;

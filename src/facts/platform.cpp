@@ -43,8 +43,7 @@ Platform classify_platform(const gpu::GpuReadings& gpu, const Reading<sys::MemIn
     p.kind = PlatformKind::kNoGpu;
     p.key = "no-gpu";
     p.description = "no NVIDIA GPU could be read";
-    p.evidence.push_back(gpu.nvml.ok() ? "NVML lists no devices"
-                                         : "NVML: " + gpu.nvml.reason());
+    p.evidence.push_back(gpu.nvml.ok() ? "NVML lists no devices" : "NVML: " + gpu.nvml.reason());
     if (!gpu.cuda.ok()) {
       p.evidence.push_back("CUDA: " + gpu.cuda.reason());
     } else if (gpu.cuda->init_error) {

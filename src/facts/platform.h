@@ -15,16 +15,16 @@
 namespace sparkdoc::facts {
 
 enum class PlatformKind {
-  kDgxSpark,   // GB10: compute capability 12.1 with unified memory
-  kUnified,    // another GPU that shares system memory (integrated)
-  kDiscrete,   // a GPU with its own memory
-  kNoGpu,      // no NVIDIA GPU could be read
+  kDgxSpark,  // GB10: compute capability 12.1 with unified memory
+  kUnified,   // another GPU that shares system memory (integrated)
+  kDiscrete,  // a GPU with its own memory
+  kNoGpu,     // no NVIDIA GPU could be read
 };
 
 struct Platform {
   PlatformKind kind = PlatformKind::kNoGpu;
-  std::string key;          // env report "platform": "dgx-spark", "nvidia-uma", "nvidia-discrete", "no-gpu"
-  std::string description;  // "DGX Spark (GB10, compute capability 12.1, unified memory)"
+  std::string key;  // env report "platform": "dgx-spark", "nvidia-uma", "nvidia-discrete", "no-gpu"
+  std::string description;            // "DGX Spark (GB10, compute capability 12.1, unified memory)"
   std::vector<std::string> evidence;  // which readings decided it
   std::optional<gpu::ComputeCapability> compute_capability;
   std::string gpu_name;

@@ -142,7 +142,7 @@ struct MemReport {
   bool unified = false;
 
   Reading<HostMemory> host;                  // absent with the meminfo reading's reason
-  std::optional<facts::Headroom> headroom;  // facts::compute_headroom, the G3 figure
+  std::optional<facts::Headroom> headroom;   // facts::compute_headroom, the G3 figure
   Reading<sys::Psi> pressure;
 
   Reading<std::vector<GpuMemory>> gpus;  // absent with NVML's reason

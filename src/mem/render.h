@@ -14,5 +14,4 @@ namespace sparkdoc::mem {
 std::string render_mem_text(const MemReport& report);
 nlohmann::json render_mem_json(const MemReport& report);
 
-
 }  // namespace sparkdoc::mem

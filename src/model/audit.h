@@ -14,8 +14,8 @@ namespace sparkdoc::audit {
 // A library a file needs that the loader would not find, or that implies another CUDA major
 // than torch's.
 struct LibraryProblem {
-  std::string file;    // relative to the site-packages folder
-  std::string soname;  // "libcudart.so.12"
+  std::string file;               // relative to the site-packages folder
+  std::string soname;             // "libcudart.so.12"
   std::optional<int> cuda_major;  // what the soname implies, when it tells
   bool resolved = false;          // false: the loader would not find it
   bool cuda_library = false;      // a CUDA toolkit library (cudart, cublas, cudnn, nccl, ...)
@@ -33,18 +33,18 @@ struct Note {
 };
 
 struct PackageAudit {
-  std::string name;     // distribution name as installed ("flash_attn"), or the top folder
-  std::string key;      // the name normalised (PEP 503: "flash-attn"), for lookups
-  std::string version;  // "" when unknown
-  uint32_t files = 0;   // native files (shared objects) it owns
-  uint32_t gpu_files = 0;           // of which carry GPU code
-  std::vector<int> cuda_majors;     // CUDA majors its libraries' needs imply, ascending
+  std::string name;              // distribution name as installed ("flash_attn"), or the top folder
+  std::string key;               // the name normalised (PEP 503: "flash-attn"), for lookups
+  std::string version;           // "" when unknown
+  uint32_t files = 0;            // native files (shared objects) it owns
+  uint32_t gpu_files = 0;        // of which carry GPU code
+  std::vector<int> cuda_majors;  // CUDA majors its libraries' needs imply, ascending
   std::vector<LibraryProblem> problems;
   // Over its files with GPU code, the least runnable (elf::verdict_name): "sass",
   // "ptx_jit_only", "does_not_run"; "no_gpu_code" without any; "not_judged" without a target.
   std::string gpu = "no_gpu_code";
   std::vector<std::string> gpu_files_not_running;  // files whose GPU code does not run
-  bool nvfp4 = false;                 // some runnable code was built for an NVFP4 target
+  bool nvfp4 = false;                     // some runnable code was built for an NVFP4 target
   std::vector<std::string> sass_targets;  // "sm_90", "sm_121a", union over its files
   std::vector<std::string> ptx_targets;   // "compute_90"
   std::vector<Note> notes;

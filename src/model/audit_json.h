@@ -1,8 +1,8 @@
 // JSON field lists of the audit readings. Key names are public (snapshot schema): append only.
 #pragma once
 
-#include "model/audit.h"
 #include "core/json.h"
+#include "model/audit.h"
 
 namespace sparkdoc::audit {
 SPARKDOC_JSON(LibraryProblem, file, soname, cuda_major, resolved, cuda_library)

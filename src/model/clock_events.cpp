@@ -8,16 +8,26 @@ namespace sparkdoc::gpu {
 
 std::string_view clock_event_reason_name(uint64_t bit) {
   switch (bit) {
-    case kReasonGpuIdle: return "Idle";
-    case kReasonApplicationsClocks: return "Applications Clocks Setting";
-    case kReasonSwPowerCap: return "SW Power Cap";
-    case kReasonHwSlowdown: return "HW Slowdown";
-    case kReasonSyncBoost: return "Sync Boost";
-    case kReasonSwThermal: return "SW Thermal Slowdown";
-    case kReasonHwThermal: return "HW Thermal Slowdown";
-    case kReasonHwPowerBrake: return "HW Power Brake Slowdown";
-    case kReasonDisplayClocks: return "Display Clock Setting";
-    default: return {};
+    case kReasonGpuIdle:
+      return "Idle";
+    case kReasonApplicationsClocks:
+      return "Applications Clocks Setting";
+    case kReasonSwPowerCap:
+      return "SW Power Cap";
+    case kReasonHwSlowdown:
+      return "HW Slowdown";
+    case kReasonSyncBoost:
+      return "Sync Boost";
+    case kReasonSwThermal:
+      return "SW Thermal Slowdown";
+    case kReasonHwThermal:
+      return "HW Thermal Slowdown";
+    case kReasonHwPowerBrake:
+      return "HW Power Brake Slowdown";
+    case kReasonDisplayClocks:
+      return "Display Clock Setting";
+    default:
+      return {};
   }
 }
 

@@ -18,9 +18,9 @@ struct VersionNeed {
 
 struct DynamicInfo {
   std::string soname;
-  std::vector<std::string> needed;   // DT_NEEDED, in file order
-  std::vector<std::string> rpath;    // DT_RPATH split on ':'
-  std::vector<std::string> runpath;  // DT_RUNPATH split on ':'
+  std::vector<std::string> needed;         // DT_NEEDED, in file order
+  std::vector<std::string> rpath;          // DT_RPATH split on ':'
+  std::vector<std::string> runpath;        // DT_RUNPATH split on ':'
   std::vector<VersionNeed> version_needs;  // SHT_GNU_verneed, in file order
   bool operator==(const DynamicInfo&) const = default;
 };

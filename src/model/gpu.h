@@ -29,8 +29,8 @@ struct MemoryInfo {
 // --pid=host they may name nothing here.
 struct GpuProcess {
   uint32_t pid = 0;
-  std::string type;                  // "compute" or "graphics"
-  Reading<uint64_t> used_bytes;      // NVML_VALUE_NOT_AVAILABLE becomes not_supported
+  std::string type;              // "compute" or "graphics"
+  Reading<uint64_t> used_bytes;  // NVML_VALUE_NOT_AVAILABLE becomes not_supported
   bool operator==(const GpuProcess&) const = default;
 };
 
@@ -62,29 +62,29 @@ struct Device {
   Reading<std::string> name;
   Reading<std::string> uuid;
   Reading<std::string> pci_bus_id;
-  Reading<std::string> bus_type;           // "pcie", "pci", "fpci", "agp", "unknown", "unknown (N)"
+  Reading<std::string> bus_type;  // "pcie", "pci", "fpci", "agp", "unknown", "unknown (N)"
   Reading<ComputeCapability> compute_capability;
-  Reading<MemoryInfo> memory;              // not_supported on GB10 (no dedicated framebuffer)
+  Reading<MemoryInfo> memory;  // not_supported on GB10 (no dedicated framebuffer)
   Reading<unsigned> temperature_c;
   Reading<unsigned> power_usage_mw;
-  Reading<unsigned> power_limit_mw;        // enforced limit
+  Reading<unsigned> power_limit_mw;  // enforced limit
   Reading<unsigned> power_default_limit_mw;
-  Reading<unsigned> power_max_limit_mw;    // upper constraint
+  Reading<unsigned> power_max_limit_mw;  // upper constraint
   Reading<unsigned> sm_clock_mhz;
   Reading<unsigned> mem_clock_mhz;
   Reading<unsigned> max_sm_clock_mhz;
   Reading<unsigned> utilization_pct;
-  Reading<unsigned> pstate;                // 0 = P0 ... 15
-  Reading<uint64_t> clock_event_reasons;   // bit set of kReason*
+  Reading<unsigned> pstate;               // 0 = P0 ... 15
+  Reading<uint64_t> clock_event_reasons;  // bit set of kReason*
   ClockEventCounters clock_event_counters;
   Reading<std::vector<GpuProcess>> processes;
   bool operator==(const Device&) const = default;
 };
 
 struct NvmlReadings {
-  std::string library;                     // path or soname that was loaded
-  Reading<std::string> driver_version;     // "580.95.05"
-  Reading<int> cuda_driver_version;        // 13000 for 13.0 (major*1000 + minor*10)
+  std::string library;                  // path or soname that was loaded
+  Reading<std::string> driver_version;  // "580.95.05"
+  Reading<int> cuda_driver_version;     // 13000 for 13.0 (major*1000 + minor*10)
   Reading<std::string> nvml_version;
   std::vector<Device> devices;
   bool operator==(const NvmlReadings&) const = default;
@@ -95,19 +95,19 @@ struct CudaDevice {
   int ordinal = 0;
   Reading<std::string> name;
   Reading<ComputeCapability> compute_capability;
-  Reading<uint64_t> total_memory_bytes;    // cuDeviceTotalMem
-  Reading<bool> integrated;                // CU_DEVICE_ATTRIBUTE_INTEGRATED: shares host memory
-  Reading<bool> pageable_memory_access;    // CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS
+  Reading<uint64_t> total_memory_bytes;  // cuDeviceTotalMem
+  Reading<bool> integrated;              // CU_DEVICE_ATTRIBUTE_INTEGRATED: shares host memory
+  Reading<bool> pageable_memory_access;  // CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS
   Reading<int> multiprocessors;
   bool operator==(const CudaDevice&) const = default;
 };
 
 struct CudaReadings {
   std::string library;
-  Reading<int> driver_version;             // cuDriverGetVersion: 13000 for 13.0
-  std::vector<CudaDevice> devices;         // empty with a reason in init_error when cuInit
-                                           // (or cuDeviceGetCount) fails
-  std::optional<std::string> init_error;   // "CUDA_ERROR_NO_DEVICE: no CUDA-capable device ..."
+  Reading<int> driver_version;            // cuDriverGetVersion: 13000 for 13.0
+  std::vector<CudaDevice> devices;        // empty with a reason in init_error when cuInit
+                                          // (or cuDeviceGetCount) fails
+  std::optional<std::string> init_error;  // "CUDA_ERROR_NO_DEVICE: no CUDA-capable device ..."
   // Set when cuInit was not called on purpose (a check whose questions NVML answered: cuInit
   // costs about 0.2 s and 20 MB of resident memory); devices is then empty.
   std::optional<std::string> devices_not_read;

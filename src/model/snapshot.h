@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "model/audit.h"
 #include "core/reading.h"
+#include "model/audit.h"
 #include "model/gpu.h"
 #include "model/pyenv.h"
 #include "model/sys.h"
@@ -97,9 +97,9 @@ struct Snapshot {
 
 // The planned work a check judges the machine against; from the command line.
 struct Workload {
-  std::optional<uint64_t> need_bytes;  // --need: memory the run needs
-  std::optional<std::string> playbook; // --playbook NAME (G8)
-  std::optional<std::string> command;  // --cmd "torchrun ..." (G10)
+  std::optional<uint64_t> need_bytes;   // --need: memory the run needs
+  std::optional<std::string> playbook;  // --playbook NAME (G8)
+  std::optional<std::string> command;   // --cmd "torchrun ..." (G10)
   bool operator==(const Workload&) const = default;
 };
 

@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "model/audit_json.h"
 #include "core/json.h"
+#include "model/audit_json.h"
 #include "model/gpu_json.h"
 #include "model/pyenv_json.h"
 #include "model/sys_json.h"
@@ -19,7 +19,9 @@ SPARKDOC_JSON(Snapshot, schema_version, sparkdoc_version, taken_at, host, meminf
               memory_pressure, nvidia_module, cgroup, container, limits, env, accelerate_config,
               processes, parallel_configs, gpu, python, bandwidth, timings_ms, native_code)
 
-nlohmann::json snapshot_to_json(const Snapshot& snapshot) { return snapshot; }
+nlohmann::json snapshot_to_json(const Snapshot& snapshot) {
+  return snapshot;
+}
 
 Result<Snapshot> snapshot_from_json(const nlohmann::json& document) {
   if (!document.is_object()) return fail("a snapshot is a JSON object");
@@ -29,8 +31,9 @@ Result<Snapshot> snapshot_from_json(const nlohmann::json& document) {
   }
   int v = version->get<int>();
   if (v < 1 || v > kSnapshotSchemaVersion) {
-    return fail(fmt::format("snapshot schema_version {} is not supported (this sparkdoc reads 1..{})",
-                            v, kSnapshotSchemaVersion));
+    return fail(
+        fmt::format("snapshot schema_version {} is not supported (this sparkdoc reads 1..{})", v,
+                    kSnapshotSchemaVersion));
   }
   try {
     return document.get<Snapshot>();
@@ -43,10 +46,13 @@ nlohmann::json bandwidth_to_json(const Reading<BandwidthMeasurement>& measuremen
   return measurement;
 }
 
-nlohmann::json host_bandwidth_to_json(const Reading<HostBandwidth>& host) { return host; }
+nlohmann::json host_bandwidth_to_json(const Reading<HostBandwidth>& host) {
+  return host;
+}
 
 std::string snapshot_to_text(const Snapshot& snapshot) {
-  return snapshot_to_json(snapshot).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  return snapshot_to_json(snapshot).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
+         "\n";
 }
 
 Result<Snapshot> snapshot_from_text(std::string_view text) {

@@ -2,10 +2,9 @@
 // with a bad one (never throws to the caller).
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "core/result.h"
 #include "model/snapshot.h"

@@ -75,22 +75,23 @@ struct NvidiaKernelModule {
 
 // Control groups of this process (and PID 1 when readable).
 struct CgroupInfo {
-  int version = 0;                  // 1, 2, or 0 when unknown
-  std::string self_path;            // v2 path of "0::<path>", or the v1 memory controller's path
+  int version = 0;        // 1, 2, or 0 when unknown
+  std::string self_path;  // v2 path of "0::<path>", or the v1 memory controller's path
   std::vector<std::string> self_lines;  // /proc/self/cgroup as read
   std::optional<std::string> pid1_path;
-  std::optional<uint64_t> memory_limit_bytes;  // memory.max / memory.limit_in_bytes; none = unlimited
+  std::optional<uint64_t>
+      memory_limit_bytes;  // memory.max / memory.limit_in_bytes; none = unlimited
   bool operator==(const CgroupInfo&) const = default;
 };
 
 // Evidence of running inside a container. Each marker is recorded on its own; judging is G9's.
 struct ContainerMarkers {
-  bool dockerenv = false;              // /.dockerenv
-  bool containerenv = false;           // /run/.containerenv (podman, CRI-O)
-  bool singularity = false;            // /.singularity.d
-  bool mountinfo_docker = false;       // /proc/self/mountinfo names /docker/containers/
-  bool mountinfo_kubepods = false;     // ... or /kubepods
-  bool mountinfo_overlay_root = false; // "/" is an overlay mount
+  bool dockerenv = false;                         // /.dockerenv
+  bool containerenv = false;                      // /run/.containerenv (podman, CRI-O)
+  bool singularity = false;                       // /.singularity.d
+  bool mountinfo_docker = false;                  // /proc/self/mountinfo names /docker/containers/
+  bool mountinfo_kubepods = false;                // ... or /kubepods
+  bool mountinfo_overlay_root = false;            // "/" is an overlay mount
   std::optional<std::string> pid1_container_env;  // container= from /proc/1/environ
   bool operator==(const ContainerMarkers&) const = default;
 };
@@ -113,9 +114,9 @@ struct Host {
   Reading<std::string> cpu_arch;        // uname machine: "aarch64", "x86_64"
   Reading<std::string> kernel_release;  // uname release
   Reading<std::string> hostname;
-  Reading<std::string> dmi_product;     // /sys/class/dmi/id/product_name (a label, never identity)
+  Reading<std::string> dmi_product;  // /sys/class/dmi/id/product_name (a label, never identity)
   Reading<unsigned> cpu_count;
-  Reading<bool> is_root;                // effective uid 0
+  Reading<bool> is_root;  // effective uid 0
   bool operator==(const Host&) const = default;
 };
 
@@ -134,15 +135,16 @@ struct AccelerateConfig {
 struct GpuHolder {
   int pid = 0;
   std::string comm;
-  std::string cmdline;              // arguments joined by spaces, cut at 512 characters
-  std::vector<std::string> devices; // "/dev/nvidia0", "/dev/nvidiactl", "/dev/nvidia-uvm"
+  std::string cmdline;               // arguments joined by spaces, cut at 512 characters
+  std::vector<std::string> devices;  // "/dev/nvidia0", "/dev/nvidiactl", "/dev/nvidia-uvm"
   bool operator==(const GpuHolder&) const = default;
 };
 
 // A known GPU server found by its command line (G6; 000 §6 for gnome-remote-desktop).
 struct KnownServer {
   int pid = 0;
-  std::string kind;     // "vllm", "ollama", "llama-server", "sglang", "tritonserver", "gnome-remote-desktop"
+  std::string
+      kind;  // "vllm", "ollama", "llama-server", "sglang", "tritonserver", "gnome-remote-desktop"
   std::string cmdline;
   bool operator==(const KnownServer&) const = default;
 };
@@ -157,10 +159,10 @@ struct ProcessScan {
 
 // A line in a config file under the working directory that sets tensor parallelism (G10).
 struct ParallelConfigHit {
-  std::string file;     // relative to the scanned directory
+  std::string file;  // relative to the scanned directory
   unsigned line = 0;
-  std::string key;      // "tensor_parallel_size", "tp_size", ...
-  std::string value;    // as written
+  std::string key;    // "tensor_parallel_size", "tp_size", ...
+  std::string value;  // as written
   bool operator==(const ParallelConfigHit&) const = default;
 };
 
@@ -173,11 +175,11 @@ struct ParallelConfigScan {
 
 // One active swap area, a line of /proc/swaps (sys/swaps.h reads it for `sparkdoc clean`).
 struct SwapArea {
-  std::string path;      // "/swap.img", "/dev/dm-1"; the kernel's \040-style escapes undone
-  std::string type;      // "file" or "partition"
+  std::string path;  // "/swap.img", "/dev/dm-1"; the kernel's \040-style escapes undone
+  std::string type;  // "file" or "partition"
   uint64_t size_bytes = 0;
   uint64_t used_bytes = 0;
-  int priority = 0;      // swapon(2) priority; negative when the kernel chose it
+  int priority = 0;  // swapon(2) priority; negative when the kernel chose it
   bool operator==(const SwapArea&) const = default;
 };
 

@@ -6,8 +6,8 @@
 #include <cctype>
 
 #include "core/names.h"
-#include "core/strings.h"
 #include "core/paths.h"
+#include "core/strings.h"
 
 namespace sparkdoc::pyenv {
 namespace {

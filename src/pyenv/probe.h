@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "core/reading.h"
-#include "pyenv/discovery.h"
 #include "model/pyenv.h"
+#include "pyenv/discovery.h"
 
 namespace sparkdoc::pyenv {
 

@@ -10,8 +10,8 @@
 
 #include "core/fs.h"
 #include "core/result.h"
-#include "pyenv/discovery.h"
 #include "model/pyenv.h"
+#include "pyenv/discovery.h"
 
 namespace sparkdoc::pyenv {
 

@@ -1,8 +1,8 @@
 #include "report/report.h"
 
-#include <cmath>
-
 #include <fmt/format.h>
+
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "core/strings.h"

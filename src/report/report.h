@@ -3,11 +3,10 @@
 // so golden files compare byte for byte.
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "checks/finding.h"
 #include "checks/registry.h"
@@ -60,5 +59,4 @@ std::string render_checks_markdown();
 
 }  // namespace sparkdoc::report
 
-namespace sparkdoc::report {
-}  // namespace sparkdoc::report
+namespace sparkdoc::report {}  // namespace sparkdoc::report

@@ -218,9 +218,9 @@ class CacheDropper {
       }
       auto dropped = tune::sync_and_drop_caches(o_.root);
       double ts = wall_now();
-      log_.append(runreport::cache_drop_line(CacheDrop{format_iso8601_utc(ts), ts,
-                                                       dropped.has_value(),
-                                                       dropped ? "" : dropped.error().message}));
+      log_.append(
+          runreport::cache_drop_line(CacheDrop{format_iso8601_utc(ts), ts, dropped.has_value(),
+                                               dropped ? "" : dropped.error().message}));
       std::optional<uint64_t> gpu_memory;
       if (follower) {
         follower->poll();
@@ -234,8 +234,7 @@ class CacheDropper {
       }
     }
     double ts = wall_now();
-    log_.append(runreport::load_window_end_line(
-        LoadWindowEnd{format_iso8601_utc(ts), ts, reason}));
+    log_.append(runreport::load_window_end_line(LoadWindowEnd{format_iso8601_utc(ts), ts, reason}));
   }
 
   const RunOptions& o_;

@@ -45,8 +45,8 @@ Sampler Sampler::open(const Result<gpu::Nvml>& nvml, const Root& root, SamplerOp
   gpus.nvml = nvml ? gpu::read_nvml(*nvml)
                    : Reading<gpu::NvmlReadings>(Missing{nvml.error().why, nvml.error().message});
   gpus.cuda = Missing{Why::kAbsent, "not read by watch"};
-  facts::Platform platform = facts::classify_platform(
-      gpus, Reading<sys::MemInfo>::from(sys::read_meminfo(root)), host);
+  facts::Platform platform =
+      facts::classify_platform(gpus, Reading<sys::MemInfo>::from(sys::read_meminfo(root)), host);
   h.platform = platform.kind == facts::PlatformKind::kDgxSpark ? "dgx-spark" : "other";
   h.platform_description = platform.description;
   h.unified_memory = platform.unified_memory();

@@ -6,10 +6,10 @@
 #include <cctype>
 
 #include "core/strings.h"
+#include "core/time.h"
 #include "core/units.h"
 #include "model/clock_events.h"
 #include "watch/log.h"
-#include "core/time.h"
 
 namespace sparkdoc::watch {
 namespace {

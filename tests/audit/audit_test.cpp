@@ -10,13 +10,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "audit/render.h"
-#include "checks/check_fns.h"
 #include "checks/registry.h"
-#include <nlohmann/json.hpp>
-
 #include "facts/platform.h"
 #include "model/snapshot_json.h"
 
@@ -171,24 +169,24 @@ TEST_F(AuditTree, ChecksNameThePackageAndSoname) {
   env.packages["flash-attn"] = pyenv::Distribution{"flash-attn", "2.7.4", "/x"};
   facts::Platform p = facts::classify_platform(*snapshot);
 
-  checks::Finding g1 = checks::check_g1_cuda_abi(*snapshot, {}, p);
+  checks::Finding g1 = checks::g1_cuda_abi().run(*snapshot, {}, p);
   EXPECT_EQ(g1.verdict, checks::Verdict::kFail);
   EXPECT_THAT(g1.detail, HasSubstr("badpkg 1.0: badpkg/_C.so needs libcudart.so.12"));
 
-  checks::Finding g2 = checks::check_g2_flash_attn(*snapshot, {}, p);
+  checks::Finding g2 = checks::g2_flash_attn().run(*snapshot, {}, p);
   EXPECT_EQ(g2.verdict, checks::Verdict::kFail);
   EXPECT_THAT(g2.detail, HasSubstr("no GPU code for 12.1"));
 
-  checks::Finding s9 = checks::check_s9_native_extensions(*snapshot, {}, p);
+  checks::Finding s9 = checks::s9_native_extensions().run(*snapshot, {}, p);
   EXPECT_EQ(s9.verdict, checks::Verdict::kFail);
   EXPECT_THAT(s9.detail, ::testing::Not(HasSubstr("flash_attn"))) << "G2 reports flash-attn";
 
-  checks::Finding g7 = checks::check_g7_nvfp4(*snapshot, {}, p);
+  checks::Finding g7 = checks::g7_nvfp4().run(*snapshot, {}, p);
   EXPECT_THAT(g7.detail, HasSubstr("NVFP4-capable code in: vllm"));
 
   // Judged for another GPU than the snapshot's: S9 says so rather than guess.
   snapshot->native_code->target = "9.0";
-  EXPECT_EQ(checks::check_s9_native_extensions(*snapshot, {}, p).verdict, checks::Verdict::kSkip);
+  EXPECT_EQ(checks::s9_native_extensions().run(*snapshot, {}, p).verdict, checks::Verdict::kSkip);
 }
 
 }  // namespace

@@ -1,10 +1,9 @@
 #include "snapshots.h"
 
-#include "core/names.h"
-
 #include <stdexcept>
 
 #include "checks/common.h"
+#include "core/names.h"
 #include "core/units.h"
 #include "facts/platform.h"
 

@@ -1,9 +1,10 @@
+#include "facts/memory.h"
+
 #include <gtest/gtest.h>
 
-#include "core/units.h"
-#include "facts/memory.h"
-#include "facts/platform.h"
 #include "../checks/snapshots.h"
+#include "core/units.h"
+#include "facts/platform.h"
 
 namespace sparkdoc::checks {
 namespace {

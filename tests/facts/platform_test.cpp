@@ -1,9 +1,10 @@
+#include "facts/platform.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "core/units.h"
-#include "facts/platform.h"
 #include "../checks/snapshots.h"
+#include "core/units.h"
 
 namespace sparkdoc::checks {
 namespace {

@@ -1,16 +1,16 @@
 // read_gpu() on the machine's own driver (label gpu). Skips where there is no NVIDIA driver.
 // Prints the readings as JSON, so a run on a new device records what its driver answers.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
 #include <filesystem>
 #include <iostream>
 #include <set>
 #include <string>
 
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
-
 #include "gpu/context.h"
-#include "model/gpu_json.h"
 #include "gpu/probe.h"
+#include "model/gpu_json.h"
 
 namespace sparkdoc::gpu {
 namespace {

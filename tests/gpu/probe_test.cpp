@@ -2,11 +2,11 @@
 // (tests/gpu/fake_*.cpp) answering from tests/fixtures/gpu/*.json.
 #include "gpu/probe.h"
 
-#include <cstdlib>
-#include <string>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
 
 #include "model/gpu_json.h"
 

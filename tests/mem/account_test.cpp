@@ -1,7 +1,5 @@
 // The accounting rules of `sparkdoc mem` on the committed fixture snapshots, one field changed
 // at a time.
-#include "facts/memory.h"
-#include "facts/platform.h"
 #include "mem/account.h"
 
 #include <gmock/gmock.h>
@@ -12,6 +10,8 @@
 #include <sstream>
 
 #include "core/units.h"
+#include "facts/memory.h"
+#include "facts/platform.h"
 #include "mem/clean.h"
 #include "model/snapshot_json.h"
 

@@ -2,6 +2,8 @@
 // tests/fixtures/snapshots/: tests/fixtures/golden/mem-NAME.txt, mem-NAME.json and
 // clean-NAME.txt, compared byte for byte.
 // SPARKDOC_UPDATE_GOLDEN=1 rewrites them; review the diff like code.
+#include "golden.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,7 +14,6 @@
 #include <sstream>
 
 #include "facts/platform.h"
-#include "golden.h"
 #include "mem/account.h"
 #include "mem/clean.h"
 #include "mem/render.h"

@@ -32,8 +32,7 @@ TEST(ActiveClockEventReasons, ListsSetBitsLowestFirst) {
 }
 
 TEST(ActiveClockEventReasons, KeepsBitsNvidiaSmiDoesNotName) {
-  EXPECT_EQ(active_clock_event_reasons(0x204),
-            (std::vector<std::string>{"SW Power Cap", "0x200"}));
+  EXPECT_EQ(active_clock_event_reasons(0x204), (std::vector<std::string>{"SW Power Cap", "0x200"}));
   EXPECT_EQ(active_clock_event_reasons(uint64_t{1} << 63),
             (std::vector<std::string>{"0x8000000000000000"}));
 }

@@ -2,18 +2,19 @@
 // workload in its sidecar file (NAME.workload.json, optional) and rendered as text, JSON and
 // env report; each must equal tests/fixtures/golden/NAME.{txt,json,env.json} byte for byte.
 // SPARKDOC_UPDATE_GOLDEN=1 rewrites them; review the diff like code.
+#include "golden.h"
+
+#include <gtest/gtest.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
-
 #include "core/units.h"
-#include "golden.h"
-#include "report/report.h"
 #include "model/snapshot_json.h"
+#include "report/report.h"
 
 namespace sparkdoc {
 namespace {

@@ -4,8 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "printers.h"
 #include "model/sys_json.h"
+#include "printers.h"
 
 namespace sparkdoc::sys {
 namespace {

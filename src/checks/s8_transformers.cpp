@@ -11,10 +11,10 @@
 
 #include <algorithm>
 
-#include "checks/check_fns.h"
 #include "checks/common.h"
-#include "core/version_compare.h"
+#include "checks/registry.h"
 #include "core/strings.h"
+#include "core/version_compare.h"
 #include "facts/command_line.h"
 #include "facts/platform.h"
 #include "facts/python.h"
@@ -37,9 +37,7 @@ bool trusts_remote_code(std::string_view command) {
   return false;
 }
 
-}  // namespace
-
-Finding check_s8_transformers(const Snapshot& s, const Workload& w, const facts::Platform&) {
+Finding judge(const Snapshot& s, const Workload& w, const facts::Platform&) {
   if (!s.python.ok()) {
     return make_finding(kId, Verdict::kSkip, "no Python environment read: " + s.python.reason());
   }
@@ -47,7 +45,8 @@ Finding check_s8_transformers(const Snapshot& s, const Workload& w, const facts:
   if (!env) return make_finding(kId, Verdict::kSkip, "no Python environment found");
   const pyenv::Distribution* tf = facts::find_dist(*env, "transformers");
   if (!tf) {
-    return make_finding(kId, Verdict::kSkip, "transformers not installed in " + facts::describe_env(*env));
+    return make_finding(kId, Verdict::kSkip,
+                        "transformers not installed in " + facts::describe_env(*env));
   }
   std::vector<std::string> problems;
   if (compare_versions(tf->version, kNativeNemotronH) < 0) {
@@ -72,6 +71,35 @@ Finding check_s8_transformers(const Snapshot& s, const Workload& w, const facts:
                                   "KV-cache fix",
                                   tf->version),
                       details);
+}
+
+}  // namespace
+
+const CheckInfo& s8_transformers() {
+  static constexpr CheckInfo kInfo{
+      .id = "S8",
+      .title = "transformers version for Nemotron-H",
+      .reads = "transformers' version in torch's environment; --cmd for trust_remote_code",
+      .symptom =
+          "Nemotron-H produces wrong output or fails in its KV cache; qwen3_5_moe is not "
+          "recognised",
+      .cause =
+          "transformers before 5.5.3 has no native NemotronHForCausalLM with the KV-cache fix, "
+          "trust_remote_code=True loads the model repository's own code with the old broken "
+          "cache, and 4.x does not know qwen3_5_moe.",
+      .how_checked =
+          "Compares the installed transformers with 5.5.3 and looks for trust_remote_code in the "
+          "command.",
+      .fix =
+          "Pin transformers==5.5.3 or newer for Nemotron-H and drop trust_remote_code=True; with "
+          "Unsloth, use the transformers release that Unsloth version pins.",
+      .source = "000 §2-§3",
+      .keywords =
+          "transformers nemotron nemotron-h nemotronh trust_remote_code remote code kv cache "
+          "qwen3_5_moe version wrong output architecture not recognized",
+      .run = &judge,
+  };
+  return kInfo;
 }
 
 }  // namespace sparkdoc::checks
