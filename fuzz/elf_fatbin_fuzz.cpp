@@ -1,5 +1,6 @@
 // Fatbin sections and cubins: parse_fatbin_section, inspect_cubin, parse_gpu_code, the LZ4
-// block decoder and everything computed from a parsed section (names, listing, verdicts). Seeds in
+// block decoder and everything computed from a parsed section (names, listing, the code facts
+// and the checks' verdict on them). Seeds in
 // corpus/fuzz_elf_fatbin/ are .nv_fatbin and __nv_relfatbin sections cut from nvcc 13.0 builds
 // (uncompressed, zstd, LZ4, -rdc), bare fatbin and cubin files, and hand-built containers (an
 // ABI v7 cubin, ptxas options, an LZ4 PTX entry, LTO-IR).
@@ -8,10 +9,11 @@
 #include <span>
 #include <string>
 
-#include "elf/compat.h"
+#include "checks/native_code.h"
 #include "elf/cubin.h"
 #include "elf/fatbin.h"
 #include "elf/listing.h"
+#include "elf/targets.h"
 
 namespace {
 
@@ -27,10 +29,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto code = parse_fatbin_section(bytes, FatbinSection::kNvFatbin, 0);
   if (code) {
     size_t total = list_elf_and_ptx(*code, "fuzz.so").size();
-    total += verdict_name(judge(*code, ComputeCapability{12, 1}).run).size();
+    const auto facts = gpu_code_facts(*code);
+    total +=
+        sparkdoc::checks::code_runs_name(
+            sparkdoc::checks::judge_gpu_code(facts, sparkdoc::gpu::ComputeCapability{12, 1}).run)
+            .size();
     for (const FatbinEntry& entry : code->entries) {
       total += elf_listing_arch(entry).size() + ptx_listing_arch(entry).size();
-      total += sass_name(entry_target(entry)).size();
+      total += sparkdoc::audit::sass_name(entry_target(entry)).size() + ptx_isa(entry).size();
       if (entry.compression != Compression::kLz4 ||
           entry.uncompressed_size_bytes > kMaxDecodedBytes) {
         continue;
@@ -53,7 +59,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto file = parse_gpu_code(bytes, "fuzz.so");
   if (file) {
     size_t listed = list_elf_and_ptx(*file, "fuzz.so").size();
-    listed += judge(*file, ComputeCapability{12, 1}).sass_targets.size();
+    listed += sparkdoc::checks::judge_gpu_code(gpu_code_facts(*file),
+                                               sparkdoc::gpu::ComputeCapability{12, 1})
+                  .sass_targets.size();
     (void)listed;
   }
 

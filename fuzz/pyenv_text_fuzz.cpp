@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "core/cuda_sonames.h"
 #include "core/names.h"
 #include "pyenv/discovery.h"
 #include "pyenv/dist_info.h"
@@ -31,7 +32,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // The list is a slice of the bytes.
     if (arch->empty() || text.find(*arch) == std::string_view::npos) __builtin_trap();
   }
-  (void)is_cuda_soname(text);
+  (void)sparkdoc::is_cuda_soname(text);
   (void)cuda_major_of_soname(text);
   return 0;
 }

@@ -7,20 +7,16 @@
 #include <atomic>
 #include <chrono>
 #include <map>
-#include <set>
 #include <span>
 #include <thread>
 
-#include "audit/rules.h"
 #include "audit/scan.h"
 #include "core/cuda_sonames.h"
-#include "core/names.h"
 #include "core/paths.h"
-#include "elf/compat.h"
 #include "elf/dynamic.h"
 #include "elf/fatbin.h"
 #include "elf/listing.h"
-#include "pyenv/torch.h"
+#include "elf/targets.h"
 
 namespace sparkdoc::audit {
 namespace {
@@ -75,9 +71,9 @@ std::map<std::string, std::string> torch_loaded(const Root& root, const SitePack
   return loaded;
 }
 
-FileAudit audit_file(const AuditOptions& options, const elf::LoaderModel& loader,
-                     const SitePackages& site, const std::string& relative) {
-  FileAudit out;
+NativeFile audit_file(const AuditOptions& options, const elf::LoaderModel& loader,
+                      const SitePackages& site, const std::string& relative) {
+  NativeFile out;
   out.file = relative;
   out.package = owner_of(site, relative);
   const std::string machine_path = join_path(site.dir, relative);
@@ -87,78 +83,39 @@ FileAudit audit_file(const AuditOptions& options, const elf::LoaderModel& loader
     out.error = dynamic.error().message;
     return out;
   }
-  std::set<int> majors;
   for (const std::string& soname : dynamic->needed) {
     if (is_driver_library(soname)) continue;
     elf::Resolution r = loader.find(machine_path, *dynamic, soname);
-    if (auto major = cuda_major_of_soname(soname)) majors.insert(*major);
-    out.needs.push_back(std::move(r));
+    out.needs.push_back(LibraryNeed{std::move(r.soname), std::move(r.path),
+                                    std::string(elf::found_via_name(r.via))});
   }
-  out.cuda_majors.assign(majors.begin(), majors.end());
-  // Judged container by container as the file is read: a large library's entries are never
-  // all in memory at once. Without a target the builder's run verdicts go unused.
-  elf::VerdictBuilder builder(options.target.value_or(elf::ComputeCapability{}));
+  // Grouped container by container as the file is read: a large library's entries are never
+  // all in memory at once.
+  elf::CodeFactsBuilder builder;
   auto kind = elf::scan_gpu_code(
       path, [&](const elf::FatbinContainer* container,
                 std::span<const elf::FatbinEntry> entries) { builder.add(container, entries); });
   if (!kind) {
     out.error = kind.error().message;
+    out.needs.clear();
     return out;
   }
-  elf::GpuCodeVerdict verdict = builder.verdict(builder.listed_section(*kind));
-  for (elf::GpuTarget t : verdict.sass_targets) out.sass_targets.push_back(elf::sass_name(t));
-  for (elf::GpuTarget t : verdict.ptx_targets) out.ptx_targets.push_back(elf::ptx_name(t));
-  std::sort(out.sass_targets.begin(), out.sass_targets.end());
-  std::sort(out.ptx_targets.begin(), out.ptx_targets.end());
-  out.gpu_code = !out.sass_targets.empty() || !out.ptx_targets.empty();
-  if (out.gpu_code && options.target) out.verdict = std::move(verdict);
+  out.gpu_code = builder.groups(builder.listed_section(*kind));
   return out;
-}
-
-int verdict_rank(std::string_view gpu) {
-  if (gpu == "does_not_run") return 3;
-  if (gpu == "ptx_jit_only") return 2;
-  if (gpu == "sass") return 1;
-  return 0;
-}
-
-void add_sorted_unique(std::vector<std::string>& to, const std::vector<std::string>& from) {
-  to.insert(to.end(), from.begin(), from.end());
-  std::sort(to.begin(), to.end());
-  to.erase(std::unique(to.begin(), to.end()), to.end());
 }
 
 }  // namespace
 
-std::optional<int> cuda_major_of_version(std::string_view version) {
-  int major = 0;
-  size_t i = 0;
-  while (i < version.size() && i < 3 && version[i] >= '0' && version[i] <= '9') {
-    major = major * 10 + (version[i] - '0');
-    ++i;
-  }
-  if (i == 0 || (i < version.size() && version[i] != '.')) return std::nullopt;
-  return major;
-}
-
-AuditResult run_audit(const AuditOptions& options) {
+NativeAudit run_audit(const AuditOptions& options) {
   auto start = std::chrono::steady_clock::now();
-  AuditResult result;
-  NativeAudit& summary = result.summary;
-  summary.site_packages = options.site_packages;
-  summary.torch_cuda = options.torch_cuda;
-  if (options.target) {
-    summary.target = fmt::format("{}.{}", options.target->major, options.target->minor);
-    summary.target_source = options.target_source;
-  }
+  NativeAudit out;
+  out.site_packages = options.site_packages;
+  out.torch_cuda = options.torch_cuda;
+  out.bnb_cuda_version = options.bnb_cuda_version;
   auto site = index_site_packages(options.root, options.site_packages);
   if (!site) {
-    summary.errors = 1;
-    PackageAudit none;
-    none.name = "(site-packages)";
-    none.errors.push_back(site.error().message);
-    summary.packages.push_back(std::move(none));
-    return result;
+    out.error = site.error().message;
+    return out;
   }
   const std::optional<int> torch_major = cuda_major_of_version(options.torch_cuda);
 
@@ -170,15 +127,16 @@ AuditResult run_audit(const AuditOptions& options) {
   const elf::LoaderModel loader(std::move(loader_options));
 
   // Files are independent: a shared index hands them to the workers in order.
-  result.files.resize(site->files.size());
+  out.files.resize(site->files.size());
   unsigned threads = options.threads;
   if (threads == 0) threads = std::clamp(std::thread::hardware_concurrency(), 1u, 32u);
-  threads = static_cast<unsigned>(std::min<size_t>(threads, std::max<size_t>(site->files.size(), 1)));
+  threads =
+      static_cast<unsigned>(std::min<size_t>(threads, std::max<size_t>(site->files.size(), 1)));
   std::atomic<size_t> next{0};
   std::atomic<size_t> done{0};
   auto work = [&] {
     for (size_t i = next++; i < site->files.size(); i = next++) {
-      result.files[i] = audit_file(options, loader, *site, site->files[i]);
+      out.files[i] = audit_file(options, loader, *site, site->files[i]);
       size_t finished = ++done;
       if (options.progress) options.progress(finished, site->files.size());
     }
@@ -188,61 +146,14 @@ AuditResult run_audit(const AuditOptions& options) {
   work();
   for (auto& t : pool) t.join();
 
-  std::map<std::string, PackageAudit> packages;
-  std::map<std::string, RuleContext> contexts;
-  for (const FileAudit& f : result.files) {
-    PackageAudit& p = packages[f.package];
-    if (p.name.empty()) {
-      p.name = f.package;
-      p.key = pep503_name(f.package);
-      if (auto it = site->distributions.find(f.package); it != site->distributions.end()) {
-        p.version = it->second.version;
-      }
-    }
-    contexts[f.package].files.push_back(f.file);
-    ++p.files;
-    ++summary.files;
-    if (!f.error.empty()) {
-      p.errors.push_back(f.error);
-      ++summary.errors;
-      continue;
-    }
-    std::vector<int> majors = p.cuda_majors;
-    majors.insert(majors.end(), f.cuda_majors.begin(), f.cuda_majors.end());
-    std::sort(majors.begin(), majors.end());
-    majors.erase(std::unique(majors.begin(), majors.end()), majors.end());
-    p.cuda_majors = std::move(majors);
-    for (const elf::Resolution& r : f.needs) {
-      std::optional<int> major = cuda_major_of_soname(r.soname);
-      bool mismatch = major && torch_major && *major != *torch_major;
-      if (r.path && !mismatch) continue;
-      p.problems.push_back(LibraryProblem{f.file, r.soname, major, r.path.has_value(),
-                                          pyenv::is_cuda_soname(r.soname)});
-    }
-    if (!f.gpu_code) continue;
-    ++p.gpu_files;
-    ++summary.gpu_files;
-    add_sorted_unique(p.sass_targets, f.sass_targets);
-    add_sorted_unique(p.ptx_targets, f.ptx_targets);
-    std::string gpu = f.verdict ? std::string(elf::verdict_name(f.verdict->run)) : "not_judged";
-    if (f.verdict && f.verdict->run == elf::RunVerdict::kDoesNotRun) {
-      p.gpu_files_not_running.push_back(f.file);
-    }
-    if (f.verdict && f.verdict->nvfp4) p.nvfp4 = true;
-    if (p.gpu == "no_gpu_code" || verdict_rank(gpu) > verdict_rank(p.gpu)) p.gpu = gpu;
+  for (const NativeFile& f : out.files) {
+    if (out.versions.contains(f.package)) continue;
+    auto it = site->distributions.find(f.package);
+    out.versions[f.package] = it == site->distributions.end() ? "" : it->second.version;
   }
-  for (auto& [name, p] : packages) {
-    RuleContext& c = contexts[name];
-    c.target = options.target;
-    c.torch_cuda_major = torch_major;
-    c.torch_cuda = options.torch_cuda;
-    c.bnb_cuda_version = options.bnb_cuda_version;
-    p.notes = package_notes(p, c);
-    summary.packages.push_back(std::move(p));
-  }
-  summary.elapsed_ms =
+  out.elapsed_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  return result;
+  return out;
 }
 
 }  // namespace sparkdoc::audit

@@ -1,7 +1,8 @@
 // The native-code audit of one site-packages folder: for every shared object, the libraries
-// it needs and where the loader would find them (elf/loader.h), the CUDA major those imply,
-// and whether its GPU code runs on the target compute capability (elf/compat.h); then per
-// distribution, with the rules for packages the seeds name (audit/rules.h).
+// it needs and where the loader would find them (elf/loader.h), and its GPU code as groups of
+// containers by target (elf/targets.h), with the distribution owning it. Facts only: whether
+// the code runs on a GPU, and what that means per package, the checks judge
+// (checks/native_code.h).
 //
 // Reads only headers: the dynamic section and the fatbin headers of each file, mapped (a
 // few pages each), over a pool of threads. Never fails as a whole: a file that cannot be read
@@ -9,25 +10,21 @@
 #pragma once
 
 #include <functional>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/fs.h"
 #include "core/result.h"
-#include "elf/compat.h"
 #include "elf/ld_cache.h"
 #include "elf/loader.h"
-#include "model/audit.h"
+#include "model/native.h"
 
 namespace sparkdoc::audit {
 
 struct AuditOptions {
   Root root;
   std::string site_packages;  // machine path
-  std::optional<elf::ComputeCapability> target;  // none: GPU code is listed, not judged
-  std::string target_source;                     // "NVIDIA GB10", "--arch"
-  std::string torch_cuda;                        // torch.version.cuda ("13.0"); "" unknown
+  std::string torch_cuda;     // torch.version.cuda ("13.0"); "" unknown
   std::string ld_library_path;
   std::vector<elf::LdCacheEntry> ld_cache;
   std::string bnb_cuda_version;  // $BNB_CUDA_VERSION
@@ -36,26 +33,8 @@ struct AuditOptions {
   std::function<void(size_t, size_t)> progress;
 };
 
-struct FileAudit {
-  std::string file;     // relative to the site-packages folder
-  std::string package;
-  std::string error;    // set when the file could not be read; nothing else is then
-  std::vector<elf::Resolution> needs;
-  std::vector<int> cuda_majors;
-  bool gpu_code = false;                       // any SASS or PTX entry
-  std::optional<elf::GpuCodeVerdict> verdict;  // with a target
-  std::vector<std::string> sass_targets;       // "sm_90a"
-  std::vector<std::string> ptx_targets;        // "compute_90"
-};
-
-struct AuditResult {
-  NativeAudit summary;
-  std::vector<FileAudit> files;  // sorted by file
-};
-
-AuditResult run_audit(const AuditOptions& options);
-
-// The CUDA major a torch.version.cuda string names ("13.0" -> 13); nullopt otherwise.
-std::optional<int> cuda_major_of_version(std::string_view version);
+// Never fails as a whole: a folder that cannot be indexed is NativeAudit::error, a file that
+// cannot be read its NativeFile::error.
+NativeAudit run_audit(const AuditOptions& options);
 
 }  // namespace sparkdoc::audit

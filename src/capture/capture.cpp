@@ -144,7 +144,7 @@ Snapshot capture(const CaptureOptions& options) {
     audit_options->threads = 4;
     audit_options->progress = options.audit_progress;
     auto audit_start = Clock::now();
-    s.native_code = audit::run_audit(*audit_options).summary;
+    s.native_code = audit::run_audit(*audit_options);
     s.timings_ms["audit"] = ms_since(audit_start);
   } else {
     s.native_code = Reading<audit::NativeAudit>::absent(audit_options.error().why,
@@ -186,21 +186,6 @@ Result<audit::AuditOptions> audit_options_with(const Snapshot& s, const CaptureO
       if (torch_dir.starts_with(dir + "/")) a.site_packages = dir;
     }
     if (env->torch->cuda.ok()) a.torch_cuda = *env->torch->cuda;
-  }
-  auto from_gpu = [&](const Reading<gpu::ComputeCapability>& cc, const Reading<std::string>& name) {
-    if (!cc.ok()) return false;
-    a.target =
-        elf::ComputeCapability{static_cast<uint32_t>(cc->major), static_cast<uint32_t>(cc->minor)};
-    a.target_source = name.ok() ? *name : "GPU 0";
-    return true;
-  };
-  bool found = false;
-  if (s.gpu.nvml.ok() && !s.gpu.nvml->devices.empty()) {
-    found =
-        from_gpu(s.gpu.nvml->devices.front().compute_capability, s.gpu.nvml->devices.front().name);
-  }
-  if (!found && s.gpu.cuda.ok() && !s.gpu.cuda->devices.empty()) {
-    from_gpu(s.gpu.cuda->devices.front().compute_capability, s.gpu.cuda->devices.front().name);
   }
   char** envp = options.envp ? options.envp : (options.root.live() ? environ : nullptr);
   a.ld_library_path = sys::find_env(envp, "LD_LIBRARY_PATH").value_or("");

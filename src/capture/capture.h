@@ -34,8 +34,8 @@ Snapshot capture(const CaptureOptions& options);
 
 // What to audit in a snapshot's machine: the site-packages folder holding torch in the first
 // environment that has it (else the first folder of the first environment), torch's CUDA
-// version, the first GPU's compute capability as the target, LD_LIBRARY_PATH and
-// /etc/ld.so.cache. nullopt with the reason when there is no environment to audit.
+// version, LD_LIBRARY_PATH, BNB_CUDA_VERSION and /etc/ld.so.cache. nullopt with the reason when
+// there is no environment to audit.
 Result<audit::AuditOptions> native_audit_options(const Snapshot& snapshot,
                                                  const CaptureOptions& options);
 

@@ -4,11 +4,13 @@
 // src/facts.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "checks/finding.h"
+#include "checks/native_code.h"
 #include "facts/platform.h"
 #include "model/snapshot.h"
 
@@ -17,17 +19,16 @@ namespace sparkdoc::checks {
 Finding make_finding(std::string_view id, Verdict verdict, std::string detail,
                      std::vector<std::string> details = {});
 
-// The native-code audit, when the snapshot has one judged for this platform's GPU (or
-// recorded without a target where no GPU was read); nullptr otherwise, with the reason in
-// `why` when given.
-const audit::NativeAudit* native_audit(const Snapshot& s, const facts::Platform& p,
-                                       std::string* why = nullptr);
+// The native-code audit's facts judged for the target: --arch when the workload names one,
+// else the platform's GPU (none read: GPU code listed, not judged). nullopt when the snapshot
+// has no audit, with the reason in `why` when given.
+std::optional<NativeVerdict> native_verdict(const Snapshot& s, const Workload& w,
+                                            const facts::Platform& p, std::string* why = nullptr);
 // An audited package by any spelling of its name; nullptr when it has no native code.
-const audit::PackageAudit* audited_package(const audit::NativeAudit& a, std::string_view name);
+const PackageVerdict* audited_package(const NativeVerdict& v, std::string_view name);
 // "flash_attn 2.7.4: <text>" for each note of `topic` at `severity` in packages other than
 // the `except` ones (normalised names).
-std::vector<std::string> audit_notes(const audit::NativeAudit& a, std::string_view topic,
-                                     std::string_view severity,
+std::vector<std::string> audit_notes(const NativeVerdict& v, NoteTopic topic, Severity severity,
                                      const std::vector<std::string_view>& except = {});
 
 }  // namespace sparkdoc::checks

@@ -246,14 +246,12 @@ Finding judge_torch(const Snapshot& s, const facts::Platform& platform) {
 
 // Libraries of other packages (sparkdoc audit): a CUDA library the loader would not find, or
 // one of another CUDA major than torch's, fails as torch's own would.
-Finding with_native_libraries(Finding f, const Snapshot& s, const facts::Platform& platform) {
-  const audit::NativeAudit* a = native_audit(s, platform);
-  if (a == nullptr) {
-    // The libraries' verdicts do not depend on the GPU: take them from any audit.
-    if (!s.native_code.ok()) return f;
-    a = &*s.native_code;
-  }
-  std::vector<std::string> fails = audit_notes(*a, "libraries", "fail");
+Finding with_native_libraries(Finding f, const Snapshot& s, const Workload& w,
+                              const facts::Platform& platform) {
+  // The libraries' verdicts do not depend on the GPU.
+  std::optional<NativeVerdict> a = native_verdict(s, w, platform);
+  if (!a) return f;
+  std::vector<std::string> fails = audit_notes(*a, NoteTopic::kLibraries, Severity::kFail);
   if (fails.empty()) return f;
   std::vector<std::string> details = f.details;
   details.insert(details.end(), fails.begin(), fails.end());
@@ -269,8 +267,8 @@ Finding with_native_libraries(Finding f, const Snapshot& s, const facts::Platfor
                       details);
 }
 
-Finding judge(const Snapshot& s, const Workload&, const facts::Platform& platform) {
-  return with_native_libraries(judge_torch(s, platform), s, platform);
+Finding judge(const Snapshot& s, const Workload& w, const facts::Platform& platform) {
+  return with_native_libraries(judge_torch(s, platform), s, w, platform);
 }
 
 }  // namespace

@@ -30,7 +30,7 @@ std::string with_version(std::string_view name, const pyenv::Distribution& d) {
   return d.version.empty() ? std::string(name) : fmt::format("{} {}", name, d.version);
 }
 
-Finding judge(const Snapshot& s, const Workload&, const facts::Platform& platform) {
+Finding judge(const Snapshot& s, const Workload& w, const facts::Platform& platform) {
   if (!s.python.ok()) {
     return make_finding(kId, Verdict::kSkip, "no Python environment read: " + s.python.reason());
   }
@@ -47,11 +47,11 @@ Finding judge(const Snapshot& s, const Workload&, const facts::Platform& platfor
   std::string fa_text = with_version("flash-attn", *fa);
 
   // The native-code audit knows whether its extension is there, loads and runs on this GPU.
-  const audit::NativeAudit* native = native_audit(s, platform);
-  const audit::PackageAudit* fa_native = native ? audited_package(*native, "flash-attn") : nullptr;
+  std::optional<NativeVerdict> native = native_verdict(s, w, platform);
+  const PackageVerdict* fa_native = native ? audited_package(*native, "flash-attn") : nullptr;
   if (fa_native != nullptr) {
-    for (const audit::Note& n : fa_native->notes) {
-      if (n.severity == "fail") {
+    for (const NativeNote& n : fa_native->notes) {
+      if (n.severity == Severity::kFail) {
         return make_finding(kId, Verdict::kFail, fmt::format("{}: {}", fa_text, n.text), details);
       }
     }
@@ -76,7 +76,7 @@ Finding judge(const Snapshot& s, const Workload&, const facts::Platform& platfor
         details);
   }
   if (platform.kind == facts::PlatformKind::kDgxSpark && fa_native != nullptr &&
-      fa_native->gpu == "sass" && fa_native->problems.empty()) {
+      fa_native->gpu == CodeRuns::kSass && fa_native->problems.empty()) {
     return make_finding(
         kId, Verdict::kInfo,
         fmt::format("{} in a bare-pip environment on DGX Spark: its extension carries SASS that "

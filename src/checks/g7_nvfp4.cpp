@@ -22,23 +22,23 @@ namespace {
 
 // Which packages carry GPU code that can use NVFP4 on this GPU, from the native-code audit:
 // " NVFP4-capable code in: vllm, ...; none in: torch" or "" without an audit.
-std::string nvfp4_packages(const Snapshot& s, const facts::Platform& p,
+std::string nvfp4_packages(const Snapshot& s, const Workload& w, const facts::Platform& p,
                            std::vector<std::string>& details) {
-  const audit::NativeAudit* a = native_audit(s, p);
-  if (a == nullptr) return "";
+  std::optional<NativeVerdict> a = native_verdict(s, w, p);
+  if (!a || !a->target) return "";
   std::vector<std::string> with;
   std::vector<std::string> without;
-  for (const audit::PackageAudit& pkg : a->packages) {
-    if (pkg.gpu_files == 0 || pkg.gpu == "does_not_run") continue;
+  for (const PackageVerdict& pkg : a->packages) {
+    if (pkg.gpu_files == 0 || pkg.gpu == CodeRuns::kDoesNotRun) continue;
     (pkg.nvfp4 ? with : without).push_back(pkg.name);
   }
-  for (const auto& n : audit_notes(*a, "nvfp4", "info")) details.push_back(n);
+  for (const auto& n : audit_notes(*a, NoteTopic::kNvfp4, Severity::kInfo)) details.push_back(n);
   if (with.empty() && without.empty()) return "";
   if (with.empty()) return "; no installed package carries NVFP4-capable code (sparkdoc audit)";
   return fmt::format("; NVFP4-capable code in: {} (sparkdoc audit)", join(with, ", "));
 }
 
-Finding judge(const Snapshot& s, const Workload&, const facts::Platform& p) {
+Finding judge(const Snapshot& s, const Workload& w, const facts::Platform& p) {
   constexpr std::string_view kId = "G7";
   if (!p.compute_capability) {
     std::string why = p.kind == facts::PlatformKind::kNoGpu
@@ -50,7 +50,7 @@ Finding judge(const Snapshot& s, const Workload&, const facts::Platform& p) {
   std::string name = p.gpu_name.empty() ? std::string("GPU") : p.gpu_name;
   if (cc.major == 12 && cc.minor == 1) {
     std::vector<std::string> details;
-    std::string packages = nvfp4_packages(s, p, details);
+    std::string packages = nvfp4_packages(s, w, p, details);
     return make_finding(kId, Verdict::kPass,
                         "SM121 (12.1) detected; NVFP4 kernels need sm_121a (or sm_120f/121f) "
                         "code or they run ~32% slower than FP8 — stay on FP8 unless the build "

@@ -19,19 +19,21 @@ namespace sparkdoc::checks {
 
 namespace {
 
-Finding judge(const Snapshot& s, const Workload&, const facts::Platform& p) {
+Finding judge(const Snapshot& s, const Workload& w, const facts::Platform& p) {
   constexpr std::string_view kId = "S9";
   std::string why;
-  const audit::NativeAudit* a = native_audit(s, p, &why);
-  if (a == nullptr) return make_finding(kId, Verdict::kSkip, why);
-  if (a->target.empty()) {
+  std::optional<NativeVerdict> a = native_verdict(s, w, p, &why);
+  if (!a) return make_finding(kId, Verdict::kSkip, why);
+  if (!a->target) {
     return make_finding(kId, Verdict::kSkip, "no GPU read: GPU code was not judged");
   }
   const std::vector<std::string_view> except = {"flash-attn"};
-  std::vector<std::string> fails = audit_notes(*a, "gpu_code", "fail", except);
-  for (auto& n : audit_notes(*a, "package", "fail", except)) fails.push_back(std::move(n));
-  std::vector<std::string> warns = audit_notes(*a, "gpu_code", "warn", except);
-  for (auto& n : audit_notes(*a, "package", "warn", except)) warns.push_back(std::move(n));
+  std::vector<std::string> fails = audit_notes(*a, NoteTopic::kGpuCode, Severity::kFail, except);
+  for (auto& n : audit_notes(*a, NoteTopic::kPackage, Severity::kFail, except))
+    fails.push_back(std::move(n));
+  std::vector<std::string> warns = audit_notes(*a, NoteTopic::kGpuCode, Severity::kWarn, except);
+  for (auto& n : audit_notes(*a, NoteTopic::kPackage, Severity::kWarn, except))
+    warns.push_back(std::move(n));
   auto more = [](const std::vector<std::string>& v) {
     return v.size() > 1 ? fmt::format(" (+{} more)", v.size() - 1) : std::string();
   };
@@ -42,11 +44,12 @@ Finding judge(const Snapshot& s, const Workload&, const facts::Platform& p) {
   }
   if (!warns.empty()) return make_finding(kId, Verdict::kWarn, warns.front() + more(warns), warns);
   size_t packages = 0;
-  for (const audit::PackageAudit& pkg : a->packages) packages += pkg.gpu_files > 0;
+  for (const PackageVerdict& pkg : a->packages) packages += pkg.gpu_files > 0;
   return make_finding(
       kId, Verdict::kPass,
       fmt::format("{} package{} with GPU code, {} file{}: all carry SASS for {}", packages,
-                  packages == 1 ? "" : "s", a->gpu_files, a->gpu_files == 1 ? "" : "s", a->target));
+                  packages == 1 ? "" : "s", a->gpu_files, a->gpu_files == 1 ? "" : "s",
+                  audit::compute_capability_text(a->target->cc)));
 }
 
 }  // namespace

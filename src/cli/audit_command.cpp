@@ -8,15 +8,16 @@
 #include <nlohmann/json.hpp>
 
 #include "audit/audit.h"
-#include "audit/render.h"
 #include "capture/capture.h"
+#include "checks/native_code.h"
 #include "cli/capture_flags.h"
 #include "cli/commands.h"
 #include "cli/progress.h"
 #include "elf/fatbin.h"
 #include "elf/listing.h"
-#include "model/audit_json.h"
-#include "model/elf_json.h"
+#include "facts/platform.h"
+#include "model/native.h"
+#include "report/audit.h"
 
 namespace sparkdoc::cli {
 namespace {
@@ -30,33 +31,6 @@ struct AuditFlags {
   unsigned threads = 0;
   std::vector<std::string> files;
 };
-
-nlohmann::json file_json(const audit::FileAudit& f) {
-  nlohmann::json j{{"file", f.file}, {"package", f.package}};
-  if (!f.error.empty()) {
-    j["error"] = f.error;
-    return j;
-  }
-  nlohmann::json needs = nlohmann::json::array();
-  for (const elf::Resolution& r : f.needs) {
-    needs.push_back({{"soname", r.soname},
-                     {"found", r.path ? nlohmann::json(*r.path) : nlohmann::json(nullptr)},
-                     {"via", elf::found_via_name(r.via)}});
-  }
-  j["needs"] = std::move(needs);
-  j["cuda_majors"] = f.cuda_majors;
-  j["gpu_code"] = f.gpu_code;
-  j["sass_targets"] = f.sass_targets;
-  j["ptx_targets"] = f.ptx_targets;
-  if (f.verdict) {
-    j["gpu"] = elf::verdict_name(f.verdict->run);
-    j["nvfp4"] = f.verdict->nvfp4;
-    j["containers"] = {{"sass", f.verdict->containers_sass},
-                       {"ptx_jit_only", f.verdict->containers_ptx_only},
-                       {"none", f.verdict->containers_none}};
-  }
-  return j;
-}
 
 // `--list-elf FILE...`: what cuobjdump --list-elf --list-ptx prints for each, byte for byte.
 int list_elf(const AuditFlags& flags) {
@@ -112,15 +86,20 @@ int run_audit_command(const AuditFlags& flags) {
                  "'import site; print(site.getsitepackages())' lists them)\n";
     return kExitUsage;
   }
+  // The target: --arch, else the first GPU (checks judge the facts for it).
+  std::optional<checks::NativeTarget> target;
   if (!flags.arch.empty()) {
-    auto cc = elf::parse_compute_capability(flags.arch);
+    auto cc = audit::parse_compute_capability(flags.arch);
     if (!cc) {
       std::cerr << "sparkdoc audit: --arch wants a compute capability such as 12.1 or 9.0, not '"
                 << flags.arch << "'\n";
       return kExitUsage;
     }
-    options->target = *cc;
-    options->target_source = "--arch";
+    target = checks::NativeTarget{*cc, "--arch"};
+  } else if (facts::Platform platform = facts::classify_platform(snapshot);
+             platform.compute_capability) {
+    target = checks::NativeTarget{*platform.compute_capability,
+                                  platform.gpu_name.empty() ? "GPU 0" : platform.gpu_name};
   }
   options->threads = flags.threads;
   // A progress line on a terminal: the first audit of a cold cache reads a few hundred MB.
@@ -130,20 +109,20 @@ int run_audit_command(const AuditFlags& flags) {
       progress.show(fmt::format("audit: {}/{} shared objects", done, total));
     };
   }
-  audit::AuditResult result = audit::run_audit(*options);
+  audit::NativeAudit facts = audit::run_audit(*options);
   progress.clear();
+  checks::NativeVerdict verdict = checks::judge_native(facts, target);
   if (flags.json) {
-    nlohmann::json files = nlohmann::json::array();
-    for (const auto& f : result.files) files.push_back(file_json(f));
-    nlohmann::json out{{"audit", result.summary}, {"files", std::move(files)}};
-    std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    std::cout << report::render_audit_json(facts, verdict)
+                     .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+              << "\n";
   } else {
-    audit::RenderOptions render;
+    report::AuditTextOptions render;
     render.all = flags.all;
-    std::cout << audit::render_text(result.summary, render);
+    std::cout << report::render_audit_text(facts, verdict, render);
   }
   std::cout.flush();
-  return audit::audit_exit_status(result.summary);
+  return report::audit_exit_status(verdict);
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "core/fs.h"
 #include "core/strings.h"
 #include "core/units.h"
+#include "model/native.h"
 #include "model/snapshot_json.h"
 #include "report/report.h"
 
@@ -32,6 +33,7 @@ struct CheckFlags {
   std::string need;
   std::string playbook;
   std::string command;
+  std::string arch;
   std::string color = "auto";
 };
 
@@ -63,6 +65,14 @@ int run_check(const CheckFlags& flags) {
   }
   if (!flags.playbook.empty()) workload.playbook = flags.playbook;
   if (!flags.command.empty()) workload.command = flags.command;
+  if (!flags.arch.empty()) {
+    workload.arch = audit::parse_compute_capability(flags.arch);
+    if (!workload.arch) {
+      std::cerr << "sparkdoc check: --arch wants a compute capability such as 12.1 or 9.0, not '"
+                << flags.arch << "'\n";
+      return kExitUsage;
+    }
+  }
 
   std::vector<std::string> only;
   for (const auto& item : flags.only) {
@@ -153,6 +163,11 @@ std::function<int()> add_check_command(CLI::App& app) {
   cmd->add_option("--cmd", flags->command,
                   "The launch command you plan to run, for G10 and S8, e.g. \"torchrun ...\"")
       ->type_name("CMD");
+  cmd->add_option("--arch", flags->arch,
+                  "Judge the native code (G1, G2, G7, S9) for this compute capability instead of "
+                  "the GPU's: `--snapshot node.json --arch 12.1` judges a recorded machine's "
+                  "environment for a DGX Spark")
+      ->type_name("X.Y");
   cmd->add_option("--color", flags->color,
                   "Colour the verdict words: auto (on a terminal), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}))

@@ -31,7 +31,7 @@ FatbinSection cuobjdump_section(const GpuCode& code);
 
 // The same rule from what a reader saw: the file's kind, the section of its first container
 // (none without containers) and whether any container lies in .nv_fatbin. For readers that
-// keep no GpuCode (VerdictBuilder in compat.h).
+// keep no GpuCode (CodeFactsBuilder in targets.h).
 FatbinSection cuobjdump_section(GpuFileKind kind, std::optional<FatbinSection> first_container,
                                 bool any_nv_fatbin_container);
 

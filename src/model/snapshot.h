@@ -10,14 +10,16 @@
 #include <vector>
 
 #include "core/reading.h"
-#include "model/audit.h"
 #include "model/gpu.h"
+#include "model/native.h"
 #include "model/pyenv.h"
 #include "model/sys.h"
 
 namespace sparkdoc {
 
-inline constexpr int kSnapshotSchemaVersion = 1;
+// 2: native_code holds the audit's facts per file (model/native.h) instead of verdicts for one
+// GPU. A schema 1 snapshot still reads; its native_code reads as absent, with the reason.
+inline constexpr int kSnapshotSchemaVersion = 2;
 
 // One kind of transfer timed several times (`sparkdoc bw`). GB/s are 1e9 bytes per second of
 // the bytes counted per timed run, which the owning field names (read + write for a copy).
@@ -84,8 +86,8 @@ struct Snapshot {
 
   Reading<BandwidthMeasurement> bandwidth;
 
-  // The native-code audit of the environment torch lives in (else the first), judged for the
-  // first GPU's compute capability: what G1, G2 and G7 name packages and sonames from.
+  // The native-code audit of the environment torch lives in (else the first): facts per shared
+  // object, which G1, G2, G7 and S9 judge for the GPU (or --arch).
   Reading<audit::NativeAudit> native_code;
 
   // How long each probe took on a live capture, milliseconds ("nvml", "cuda", "sys",
@@ -100,6 +102,8 @@ struct Workload {
   std::optional<uint64_t> need_bytes;   // --need: memory the run needs
   std::optional<std::string> playbook;  // --playbook NAME (G8)
   std::optional<std::string> command;   // --cmd "torchrun ..." (G10)
+  // --arch: judge native code for this compute capability instead of the snapshot's GPU.
+  std::optional<gpu::ComputeCapability> arch;
   bool operator==(const Workload&) const = default;
 };
 

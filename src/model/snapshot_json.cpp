@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include "core/json.h"
-#include "model/audit_json.h"
 #include "model/gpu_json.h"
+#include "model/native_json.h"
 #include "model/pyenv_json.h"
 #include "model/sys_json.h"
 
@@ -36,7 +36,25 @@ Result<Snapshot> snapshot_from_json(const nlohmann::json& document) {
                     kSnapshotSchemaVersion));
   }
   try {
-    return document.get<Snapshot>();
+    if (v == 1 && document.contains("native_code")) {
+      // Schema 1 kept the audit's verdicts for one GPU, not the facts a judgement needs.
+      const nlohmann::json& old = document["native_code"];
+      bool absent = old.is_object() && old.contains("absent");
+      nlohmann::json upgraded = document;
+      upgraded["native_code"] =
+          absent ? old
+                 : nlohmann::json{{"absent", "absent"},
+                                  {"detail",
+                                   "recorded by an older sparkdoc (snapshot schema 1), whose audit "
+                                   "kept verdicts for one GPU rather than facts; record the "
+                                   "snapshot again to judge its native code"}};
+      Snapshot snapshot = upgraded.get<Snapshot>();
+      snapshot.schema_version = kSnapshotSchemaVersion;  // what it now holds, and writes
+      return snapshot;
+    }
+    Snapshot snapshot = document.get<Snapshot>();
+    snapshot.schema_version = kSnapshotSchemaVersion;
+    return snapshot;
   } catch (const nlohmann::json::exception& e) {
     return fail(fmt::format("snapshot does not match the schema: {}", e.what()));
   }

@@ -23,21 +23,6 @@
 namespace sparkdoc::pyenv {
 namespace {
 
-struct CudaLibrary {
-  std::string_view name;  // between "lib" and ".so"
-  bool is_prefix;         // cuDNN and NVSHMEM ship several libraries under one name
-};
-
-// The libraries that count as CUDA for the soname audit. Which CUDA major each implies is
-// core/cuda_sonames.h's table; this one only says what to collect.
-constexpr CudaLibrary kCudaLibraries[] = {
-    {"cudart", false},         {"cublas", false},     {"cublasLt", false},     {"nvrtc", false},
-    {"nvrtc-builtins", false}, {"nvJitLink", false},  {"cupti", false},        {"cufft", false},
-    {"cusolver", false},       {"cusolverMg", false}, {"cusparse", false},     {"curand", false},
-    {"cudnn", true},           {"nccl", false},       {"cusparseLt", false},   {"cufile", false},
-    {"nvshmem", true},         {"nvToolsExt", false}, {"nvtx3interop", false}, {"cuda", false},
-};
-
 constexpr size_t kVersionPyMaxBytes = 1 << 20;
 // The literal is about 40 bytes ("sm_75 ... sm_120"); a run this long is not an arch list.
 constexpr size_t kMaxArchListBytes = 512;
@@ -282,19 +267,6 @@ Result<std::optional<std::string>> scan_arch_list_file(const std::string& path) 
   }
   ::close(fd);
   return best;
-}
-
-bool is_cuda_soname(std::string_view soname) {
-  if (!soname.starts_with("lib")) return false;
-  size_t so = soname.find(".so");
-  if (so == std::string_view::npos) return false;
-  std::string_view after = soname.substr(so + 3);
-  if (!after.empty() && after.front() != '.') return false;
-  std::string_view name = soname.substr(3, so - 3);
-  for (const CudaLibrary& lib : kCudaLibraries) {
-    if (lib.is_prefix ? name.starts_with(lib.name) : name == lib.name) return true;
-  }
-  return false;
 }
 
 int cuda_major_of_soname(std::string_view soname) {

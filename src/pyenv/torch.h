@@ -41,11 +41,6 @@ std::optional<std::string> find_arch_list(std::string_view bytes);
 // without section headers, kError when it cannot be read.
 Result<std::optional<std::string>> scan_arch_list_file(const std::string& path);
 
-// True for the soname of a CUDA toolkit library torch can need (cudart, cublas, cublasLt,
-// nvrtc, nvJitLink, cupti, cufft, cusolver, cusparse, curand, cudnn*, nccl, cusparseLt, cufile,
-// nvshmem*, nvToolsExt, nvtx3interop) or of the driver (libcuda.so.1).
-bool is_cuda_soname(std::string_view soname);
-
 // The CUDA major a soname implies: libcudart.so.12 -> 12, libcufft.so.12 -> 13. 0 when the
 // soname does not tell (libcusparse.so.12, libcurand.so.10, libcudnn.so.9, libnccl.so.2,
 // libcuda.so.1, ...). The rules are core/cuda_sonames.h's, shared with the checks.

@@ -9,10 +9,11 @@
 #include <span>
 #include <string>
 
-#include "elf/compat.h"
 #include "elf/fatbin.h"
 #include "elf/listing.h"
+#include "elf/targets.h"
 #include "golden.h"
+#include "judge.h"
 
 namespace sparkdoc::elf {
 namespace {
@@ -67,13 +68,14 @@ TEST_P(Golden, ListingMatchesTheCuobjdumpText) {
   EXPECT_EQ(list_exit_status(*code), 0);
 }
 
-// Reading container by container (scan_gpu_code + VerdictBuilder, as the audit does) gives
-// judge()'s verdict over the whole file, on three devices, and hands over the same entries.
-TEST_P(Golden, StreamedVerdictEqualsTheWholeFilesVerdict) {
+// Reading container by container (scan_gpu_code + CodeFactsBuilder, as the audit does) gives
+// the facts of the whole file, so the same verdict on three devices, and hands over the same
+// entries.
+TEST_P(Golden, StreamedFactsEqualTheWholeFilesFacts) {
   const std::string name = GetParam();
   const GpuCode whole = read(name);
   for (ComputeCapability device : {kGb10, kRtx5090, kH100}) {
-    VerdictBuilder builder(device);
+    CodeFactsBuilder builder;
     GpuCode streamed;
     auto kind = scan_gpu_code(fixture(name), [&](const FatbinContainer* container,
                                                  std::span<const FatbinEntry> entries) {
@@ -85,7 +87,9 @@ TEST_P(Golden, StreamedVerdictEqualsTheWholeFilesVerdict) {
     streamed.file_kind = *kind;
     EXPECT_EQ(streamed, whole);
     EXPECT_EQ(builder.listed_section(*kind), cuobjdump_section(whole));
-    EXPECT_EQ(builder.verdict(builder.listed_section(*kind)), judge(whole, device))
+    const auto streamed_facts = builder.groups(builder.listed_section(*kind));
+    EXPECT_EQ(streamed_facts, gpu_code_facts(whole));
+    EXPECT_EQ(checks::judge_gpu_code(streamed_facts, device), judge(whole, device))
         << device.major << "." << device.minor;
   }
 }

@@ -18,10 +18,11 @@
 #include <vector>
 
 #include "core/strings.h"
-#include "elf/compat.h"
 #include "elf/fatbin.h"
 #include "elf/listing.h"
+#include "elf/targets.h"
 #include "golden.h"
+#include "judge.h"
 
 namespace sparkdoc::elf {
 namespace {

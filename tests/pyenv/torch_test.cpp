@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <string>
 
+#include "core/cuda_sonames.h"
 #include "fixture.h"
 
 namespace sparkdoc::pyenv {

@@ -1,4 +1,4 @@
-#include "elf/compat.h"
+#include "elf/targets.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -7,6 +7,7 @@
 #include <string>
 
 #include "fatbin_image.h"
+#include "judge.h"
 
 namespace sparkdoc::elf {
 namespace {
@@ -40,7 +41,6 @@ Result<GpuCode> code_of(const std::vector<EntrySpec>& entries) {
 TEST(ComputeCapability, Parses) {
   EXPECT_EQ(parse_compute_capability("12.1"), (ComputeCapability{12, 1}));
   EXPECT_EQ(parse_compute_capability("9.0"), (ComputeCapability{9, 0}));
-  EXPECT_EQ(parse_compute_capability("12.1")->sm(), 121u);
   for (const char* bad : {"", "12", "12.", ".1", "12.10", "1a.0", "x", "0.0", "1234.5"}) {
     EXPECT_FALSE(parse_compute_capability(bad).has_value()) << bad;
   }
@@ -236,6 +236,19 @@ TEST(Judge, NothingToRun) {
   EXPECT_EQ(verdict.containers_none, 1u);
 }
 
+TEST(CodeFacts, PtxEntriesKeepTheirIsaVersion) {
+  EntrySpec ptx = ptx_entry(90, ' ');
+  auto code = code_of({cubin_entry(120, ' '), ptx});
+  ASSERT_TRUE(code) << code.error().message;
+  auto groups = gpu_code_facts(*code);
+  ASSERT_EQ(groups.size(), 1u);
+  EXPECT_THAT(groups[0].sass, ElementsAre(target(120)));
+  ASSERT_EQ(groups[0].ptx.size(), 1u);
+  EXPECT_EQ(groups[0].ptx[0].target, target(90));
+  EXPECT_EQ(groups[0].ptx[0].isa, ptx_isa(code->entries[1]));
+  EXPECT_EQ(groups[0].containers, 1u);
+}
+
 TEST(EntryTarget, ArchSpecificFromHeaderOrCubinFamilyFromHeader) {
   EntrySpec patched = cubin_entry(121, 'a');
   patched.flags &= ~kFatbinFlagArchSpecific;  // the cubin still says 'a'
@@ -245,9 +258,9 @@ TEST(EntryTarget, ArchSpecificFromHeaderOrCubinFamilyFromHeader) {
   EXPECT_EQ(entry_target(code->entries[1]), target(120, kF));
   EXPECT_EQ(entry_target(code->entries[2]), target(120, kF));
   EXPECT_EQ(entry_target(code->entries[3]), target(90, kA));
-  EXPECT_EQ(entry_use_on(code->entries[0], kGb10), EntryUse::kSass);
-  EXPECT_EQ(entry_use_on(code->entries[2], kGb10), EntryUse::kPtxJit);
-  EXPECT_EQ(entry_use_on(code->entries[3], kGb10), EntryUse::kNone);
+  EXPECT_TRUE(sass_runs_on(entry_target(code->entries[0]), kGb10));
+  EXPECT_TRUE(ptx_jit_runs_on(entry_target(code->entries[2]), kGb10));
+  EXPECT_FALSE(ptx_jit_runs_on(entry_target(code->entries[3]), kGb10));
 }
 
 }  // namespace

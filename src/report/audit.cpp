@@ -1,0 +1,201 @@
+#include "report/audit.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "core/strings.h"
+#include "model/native_json.h"
+
+namespace sparkdoc::report {
+namespace {
+
+using checks::CodeRuns;
+using checks::NativeVerdict;
+using checks::PackageVerdict;
+using checks::Severity;
+using nlohmann::json;
+
+std::string label(std::optional<Severity> severity) {
+  if (!severity) return "ok  ";
+  switch (*severity) {
+    case Severity::kFail:
+      return "FAIL";
+    case Severity::kWarn:
+      return "WARN";
+    case Severity::kInfo:
+      return "INFO";
+  }
+  return "ok  ";
+}
+
+std::string gpu_text(const PackageVerdict& p) {
+  if (p.gpu_files == 0) return "";
+  std::vector<std::string> targets = p.sass_targets;
+  targets.insert(targets.end(), p.ptx_targets.begin(), p.ptx_targets.end());
+  std::string what = p.gpu == CodeRuns::kSass         ? "runs (SASS)"
+                     : p.gpu == CodeRuns::kPtxJitOnly ? "PTX JIT only"
+                     : p.gpu == CodeRuns::kDoesNotRun ? "does not run"
+                                                      : "not judged";
+  constexpr size_t kShown = 8;
+  std::string list;
+  for (size_t i = 0; i < targets.size() && i < kShown; ++i) {
+    list += (i ? " " : "") + targets[i];
+  }
+  if (targets.size() > kShown) list += fmt::format(" +{}", targets.size() - kShown);
+  return fmt::format("GPU code {} [{}]{}", what, list, p.nvfp4 ? ", NVFP4-capable" : "");
+}
+
+int rank(std::optional<Severity> s) {
+  if (!s) return 3;
+  return *s == Severity::kFail ? 0 : *s == Severity::kWarn ? 1 : 2;
+}
+
+std::string target_text(const NativeVerdict& v) {
+  return v.target ? audit::compute_capability_text(v.target->cc) : "";
+}
+
+json package_json(const PackageVerdict& p) {
+  json problems = json::array();
+  for (const checks::LibraryProblem& l : p.problems) {
+    problems.push_back({{"file", l.file},
+                        {"soname", l.soname},
+                        {"cuda_major", l.cuda_major ? json(*l.cuda_major) : json(nullptr)},
+                        {"resolved", l.resolved},
+                        {"cuda_library", l.cuda_library}});
+  }
+  json notes = json::array();
+  for (const checks::NativeNote& n : p.notes) {
+    notes.push_back({{"severity", checks::severity_name(n.severity)},
+                     {"text", n.text},
+                     {"topic", checks::topic_name(n.topic)}});
+  }
+  return {{"name", p.name},
+          {"key", p.key},
+          {"version", p.version},
+          {"files", p.files},
+          {"gpu_files", p.gpu_files},
+          {"cuda_majors", p.cuda_majors},
+          {"problems", std::move(problems)},
+          {"gpu", checks::code_runs_name(p.gpu)},
+          {"gpu_files_not_running", p.gpu_files_not_running},
+          {"nvfp4", p.nvfp4},
+          {"sass_targets", p.sass_targets},
+          {"ptx_targets", p.ptx_targets},
+          {"notes", std::move(notes)},
+          {"errors", p.errors}};
+}
+
+json file_json(const audit::NativeFile& f, const checks::FileVerdict& v) {
+  json j{{"file", f.file}, {"package", f.package}};
+  if (!f.error.empty()) {
+    j["error"] = f.error;
+    return j;
+  }
+  json needs = json::array();
+  for (const audit::LibraryNeed& n : f.needs) {
+    needs.push_back(
+        {{"soname", n.soname}, {"found", n.path ? json(*n.path) : json(nullptr)}, {"via", n.via}});
+  }
+  checks::GpuCodeVerdict targets = checks::judge_gpu_code(f.gpu_code, gpu::ComputeCapability{});
+  std::vector<std::string> sass;
+  std::vector<std::string> ptx;
+  for (audit::GpuTarget t : targets.sass_targets) sass.push_back(audit::sass_name(t));
+  for (audit::GpuTarget t : targets.ptx_targets) ptx.push_back(audit::ptx_name(t));
+  std::sort(sass.begin(), sass.end());
+  std::sort(ptx.begin(), ptx.end());
+  j["needs"] = std::move(needs);
+  j["cuda_majors"] = v.cuda_majors;
+  j["gpu_code"] = !sass.empty() || !ptx.empty();
+  j["sass_targets"] = std::move(sass);
+  j["ptx_targets"] = std::move(ptx);
+  if (v.gpu) {
+    j["gpu"] = checks::code_runs_name(v.gpu->run);
+    j["nvfp4"] = v.gpu->nvfp4;
+    j["containers"] = {{"sass", v.gpu->containers_sass},
+                       {"ptx_jit_only", v.gpu->containers_ptx_only},
+                       {"none", v.gpu->containers_none}};
+  }
+  // The facts the verdict stands on: containers grouped by their targets, with each PTX
+  // entry's ISA version.
+  j["code_groups"] = f.gpu_code;
+  return j;
+}
+
+}  // namespace
+
+std::string render_audit_text(const audit::NativeAudit& facts, const NativeVerdict& v,
+                              const AuditTextOptions& options) {
+  std::string out = fmt::format("sparkdoc audit: {}\n", facts.site_packages);
+  std::string target = !v.target
+                           ? "no target GPU (GPU code listed, not judged; --arch 12.1 judges it)"
+                           : fmt::format("target {} ({})", target_text(v), v.target->source);
+  out += fmt::format(
+      "{}; torch CUDA {}; {} shared objects, {} with GPU code, {} unreadable; "
+      "{:.0f} ms\n\n",
+      target, facts.torch_cuda.empty() ? "unknown" : facts.torch_cuda, v.files, v.gpu_files,
+      v.errors, facts.elapsed_ms);
+  std::vector<const PackageVerdict*> shown;
+  for (const PackageVerdict& p : v.packages) {
+    if (options.all || !p.notes.empty() || p.gpu_files > 0 || !p.errors.empty()) {
+      shown.push_back(&p);
+    }
+  }
+  std::stable_sort(
+      shown.begin(), shown.end(), [&](const PackageVerdict* x, const PackageVerdict* y) {
+        return rank(checks::worst_severity(x->notes)) < rank(checks::worst_severity(y->notes));
+      });
+  size_t fails = 0;
+  size_t warns = 0;
+  for (const PackageVerdict* p : shown) {
+    std::optional<Severity> severity = checks::worst_severity(p->notes);
+    fails += severity == Severity::kFail;
+    warns += severity == Severity::kWarn;
+    std::vector<std::string> parts;
+    parts.push_back(fmt::format("{} file{}", p->files, p->files == 1 ? "" : "s"));
+    if (!p->cuda_majors.empty()) {
+      std::vector<std::string> majors;
+      for (int m : p->cuda_majors) majors.push_back(std::to_string(m));
+      parts.push_back("CUDA " + join(majors, "+"));
+    }
+    if (std::string gpu = gpu_text(*p); !gpu.empty()) parts.push_back(gpu);
+    out += fmt::format("{} {}{}: {}\n", label(severity), p->name,
+                       p->version.empty() ? "" : " " + p->version, join(parts, "; "));
+    for (const checks::NativeNote& n : p->notes) {
+      out += fmt::format("     {}: {}\n", checks::severity_name(n.severity), n.text);
+    }
+    for (const std::string& e : p->errors) out += fmt::format("     unreadable: {}\n", e);
+  }
+  out += fmt::format("\n{} package{} with native code: {} FAIL, {} WARN\n", v.packages.size(),
+                     v.packages.size() == 1 ? "" : "s", fails, warns);
+  return out;
+}
+
+json render_audit_json(const audit::NativeAudit& facts, const NativeVerdict& v) {
+  json packages = json::array();
+  for (const PackageVerdict& p : v.packages) packages.push_back(package_json(p));
+  json summary{{"site_packages", facts.site_packages},
+               {"target", target_text(v)},
+               {"target_source", v.target ? v.target->source : ""},
+               {"torch_cuda", facts.torch_cuda},
+               {"files", v.files},
+               {"gpu_files", v.gpu_files},
+               {"errors", v.errors},
+               {"elapsed_ms", facts.elapsed_ms},
+               {"packages", std::move(packages)}};
+  json files = json::array();
+  for (size_t i = 0; i < facts.files.size() && i < v.file_verdicts.size(); ++i) {
+    files.push_back(file_json(facts.files[i], v.file_verdicts[i]));
+  }
+  return {{"audit", std::move(summary)}, {"files", std::move(files)}};
+}
+
+int audit_exit_status(const NativeVerdict& v) {
+  for (const PackageVerdict& p : v.packages) {
+    if (checks::worst_severity(p.notes) == Severity::kFail) return 1;
+  }
+  return 0;
+}
+
+}  // namespace sparkdoc::report

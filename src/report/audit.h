@@ -1,0 +1,28 @@
+// `sparkdoc audit` as text and as JSON, from the checks' judgement of the audit's facts.
+// Text: a header, one line per package worth a look (FAIL, WARN, INFO, or with GPU code; every
+// package with `all`), its notes indented below, and a closing count. JSON: {"audit": the
+// summary per package, "files": every file's needs and GPU code}; keys are public, append only.
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+
+#include "checks/native_code.h"
+#include "model/native.h"
+
+namespace sparkdoc::report {
+
+struct AuditTextOptions {
+  bool all = false;  // every package with native code, not only those worth a look
+};
+
+std::string render_audit_text(const audit::NativeAudit& facts, const checks::NativeVerdict& verdict,
+                              const AuditTextOptions& options = {});
+
+nlohmann::json render_audit_json(const audit::NativeAudit& facts,
+                                 const checks::NativeVerdict& verdict);
+
+// 1 when any package has a FAIL note, else 0: the exit status of `sparkdoc audit`.
+int audit_exit_status(const checks::NativeVerdict& verdict);
+
+}  // namespace sparkdoc::report
