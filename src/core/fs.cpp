@@ -78,11 +78,11 @@ Result<TempFile> create_temp(const Dir& dir, std::string_view base, mode_t mode)
   return fail(fmt::format("cannot create a temporary file beside {}", dir.child(base)));
 }
 
-// The folder of `path`, opened to make a file in it; errors name the file.
-Result<Dir> folder_of(const std::string& path) {
+// The folder of `path`, opened to make a file in it; errors name the file ("cannot write P").
+Result<Dir> folder_of(const std::string& path, const std::string& failing) {
   std::string parent = parent_path(path);
   Fd fd(::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!fd.valid()) return errno_fail("cannot create", path, errno);
+  if (!fd.valid()) return errno_fail(failing, path, errno);
   return Dir{std::move(fd), std::move(parent)};
 }
 
@@ -94,9 +94,9 @@ struct Beside {
   TempFile temp;
 };
 
-Result<Beside> temp_beside(const std::string& path, mode_t mode) {
+Result<Beside> temp_beside(const std::string& path, mode_t mode, const std::string& failing) {
   if (auto ok = replaceable(path); !ok) return tl::unexpected(std::move(ok.error()));
-  auto dir = folder_of(path);
+  auto dir = folder_of(path, failing);
   if (!dir) return tl::unexpected(std::move(dir.error()));
   std::string entry(file_name(path));
   auto temp = create_temp(*dir, entry, mode);
@@ -358,20 +358,20 @@ Result<Fd> create_file(const Dir& dir, std::string_view name, int flags, mode_t 
 }
 
 Result<Fd> create_file(const std::string& path, int flags, mode_t mode) {
-  auto dir = folder_of(path);
+  auto dir = folder_of(path, "cannot create");
   if (!dir) return tl::unexpected(std::move(dir.error()));
   return create_file(*dir, file_name(path), flags, mode);
 }
 
 Result<Fd> replace_file(const std::string& path, mode_t mode) {
-  auto beside = temp_beside(path, mode);
+  auto beside = temp_beside(path, mode, "cannot replace");
   if (!beside) return tl::unexpected(std::move(beside.error()));
   if (int err = put_in_place(*beside); err != 0) return errno_fail("cannot replace", path, err);
   return std::move(beside->temp.fd);
 }
 
 Result<void> write_file(const std::string& path, std::string_view contents, mode_t mode) {
-  auto beside = temp_beside(path, mode);
+  auto beside = temp_beside(path, mode, "cannot write");
   if (!beside) return tl::unexpected(std::move(beside.error()));
   int err = write_all(beside->temp.fd.get(), contents);
   if (err != 0) {

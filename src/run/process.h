@@ -90,9 +90,12 @@ bool group_alive(pid_t pgid);
 bool give_terminal(pid_t pgid);
 
 struct SidecarSpec {
-  std::string exe;                // "/proc/self/exe" for sparkdoc itself
+  std::string exe;                // "/proc/self/exe" for sparkdoc itself; an absolute path
   std::vector<std::string> args;  // without argv[0]
-  std::string stderr_path;        // its standard error goes here; stdin and stdout /dev/null
+  // An open folder to work in (fchdir): relative paths in args name files there.
+  int cwd_fd = -1;
+  // Its standard error (the caller keeps and closes it); stdin and stdout are /dev/null.
+  int stderr_fd = -1;
 };
 
 // Starts a helper in its own process group that ends with sparkdoc (PR_SET_PDEATHSIG, SIGTERM).

@@ -143,6 +143,7 @@ TEST(TimeText, Iso8601RoundsMillisecondsWithoutReaching1000) {
 
 TEST(LineFile, EachLineIsInTheFileWhenWriteReturns) {
   std::string path = std::string(SPARKDOC_BINARY_DIR) + "/watch_line_file_test.jsonl";
+  std::remove(path.c_str());
   auto file = LineFile::create(path);
   ASSERT_TRUE(file) << file.error().message;
   std::string expected;
