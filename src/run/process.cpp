@@ -96,6 +96,12 @@ SignalGate::SignalGate() {
   ::sigaddset(&set_, SIGCHLD);
   ::sigaddset(&set_, SIGTTOU);
   ::pthread_sigmask(SIG_BLOCK, &set_, &old_);
+  // Not restored by the destructor: the summary and the exit-time flush of stdout come after
+  // the gate, and a closed pipe there must not turn the command's status into 141.
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  ::sigemptyset(&ignore.sa_mask);
+  ::sigaction(SIGPIPE, &ignore, nullptr);
 }
 
 SignalGate::~SignalGate() {

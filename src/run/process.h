@@ -4,8 +4,11 @@
 // Signals: a SignalGate blocks SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD and SIGTTOU in the
 // thread that makes it, and in every thread started after it; the supervisor takes them one at
 // a time with wait() (sigtimedwait), so nothing runs in a signal handler and nothing is lost
-// between a check and a wait. The command gets the mask sparkdoc had before the gate and the
-// default dispositions of the forwarded signals.
+// between a check and a wait. The gate also ignores SIGPIPE, for the rest of the process: with
+// stdout or stderr a pipe whose reader has gone (`sparkdoc run ... | head`), a write fails
+// instead of killing the supervisor between the tuning and its restore, and the command's exit
+// status stays sparkdoc's. The command gets the mask sparkdoc had before the gate and the
+// default dispositions of the forwarded signals and of SIGPIPE.
 //
 // The command runs in a process group of its own (setpgid in both processes, so neither can
 // race the other), so that a forwarded signal reaches everything it started (DataLoader workers,

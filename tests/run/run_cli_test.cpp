@@ -1,7 +1,8 @@
 // `sparkdoc run` through the binary: the cleaned environment and the exit status, SIGTERM
 // reaching the command, the journal of a SIGKILLed sparkdoc restored by the next start, the
-// tuning restored on the way out, the page-cache drops, the watch sidecar, the preflight.
-// Every kernel value is a file under a fake root in a temporary folder, never this machine's.
+// tuning restored on the way out (also with stdout a closed pipe), the page-cache drops, the
+// watch sidecar, the preflight, and log folders that a link planted by another user cannot
+// redirect. Every kernel value is a file under a fake root in a temporary folder, never this machine's.
 #include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -60,23 +61,32 @@ bool wait_for_file(const std::string& path) {
   return false;
 }
 
-// Starts sparkdoc with these arguments, its output to `log`; returns its pid.
-pid_t spawn_sparkdoc(const std::vector<std::string>& args, const std::string& log) {
+// Starts sparkdoc with these arguments, file actions and attributes; returns its pid (-1 when
+// it did not start).
+pid_t spawn_sparkdoc_with(const std::vector<std::string>& args,
+                          const posix_spawn_file_actions_t* actions,
+                          const posix_spawnattr_t* attr) {
   std::vector<std::string> argv{SPARKDOC_BIN};
   argv.insert(argv.end(), args.begin(), args.end());
   std::vector<char*> ptrs;
   for (auto& a : argv) ptrs.push_back(a.data());
   ptrs.push_back(nullptr);
+  pid_t pid = -1;
+  int rc = ::posix_spawn(&pid, SPARKDOC_BIN, actions, attr, ptrs.data(), environ);
+  return rc == 0 ? pid : -1;
+}
+
+// Starts sparkdoc with these arguments, its output to `log`; returns its pid.
+pid_t spawn_sparkdoc(const std::vector<std::string>& args, const std::string& log) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(),
                                    O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
   posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  pid_t pid = -1;
-  int rc = ::posix_spawn(&pid, SPARKDOC_BIN, &actions, nullptr, ptrs.data(), environ);
+  pid_t pid = spawn_sparkdoc_with(args, &actions, nullptr);
   posix_spawn_file_actions_destroy(&actions);
-  return rc == 0 ? pid : -1;
+  return pid;
 }
 
 int wait_status(pid_t pid) {
@@ -544,6 +554,65 @@ TEST(RunCli, AnotherUsersLogFolderIsRefused) {
       tree.path(), " run --no-preflight --no-watch --log-dir " + tree.path() + "/theirs -- true");
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_THAT(r.out, HasSubstr("belongs to uid 65534"));
+}
+
+// Runs sparkdoc with stdout and stderr on a pipe whose reader has already gone, so every line
+// it writes meets EPIPE, and SIGPIPE unless it ignores it (the signal's default is restored for
+// the spawn whatever this test process has). Returns the waitpid status.
+int run_into_a_closed_pipe(const std::vector<std::string>& args) {
+  int p[2];
+  if (::pipe(p) != 0) return -1;
+  ::close(p[0]);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, p[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, p[1], STDERR_FILENO);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGPIPE);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
+  pid_t pid = spawn_sparkdoc_with(args, &actions, &attr);
+  posix_spawnattr_destroy(&attr);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(p[1]);
+  return pid > 0 ? wait_status(pid) : -1;
+}
+
+// `sparkdoc run -- cmd | head`: once the reader is gone, sparkdoc's own lines fail to write;
+// the command still runs with SIGPIPE at its default, and its status is sparkdoc's.
+TEST(RunCli, AClosedStdoutNeitherKillsTheRunNorChangesItsStatus) {
+  sys::testing::TempTree tree;
+  int status = run_into_a_closed_pipe({"run", "--no-preflight", "--no-watch", "--log-dir",
+                                       tree.path() + "/log", "--", "sh", "-c",
+                                       "yes; echo $? > " + tree.path() + "/yes-status; exit 3"});
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 3);
+  EXPECT_EQ(slurp(tree.path() + "/yes-status"), "141\n")
+      << "the command's SIGPIPE was not the default";
+  EXPECT_EQ(last_line_of(tree.path() + "/log/run.jsonl", "run_end")["exit_status"], 3);
+  // The shell form: the reader goes while the command writes.
+  Outcome piped = run_shell("cd " + tree.path() + " && { " + SPARKDOC_BIN +
+                            " run --no-preflight --no-watch -- sh -c 'yes | head -c 1000000; "
+                            "exit 3'; echo $? > status; } 2>&1 | head -c 10 >/dev/null");
+  EXPECT_EQ(slurp(tree.path() + "/status"), "3\n") << piped.out;
+}
+
+TEST(RunCli, TuningIsRestoredWhenStdoutIsAClosedPipe) {
+  if (!is_root()) GTEST_SKIP() << "--tune-vm needs root (CI runs as root)";
+  FakeMachine root;
+  sys::testing::TempTree tree;
+  int status = run_into_a_closed_pipe(
+      {"run", "--root", root.path(), "--no-preflight", "--no-watch", "--tune-vm", "--log-dir",
+       tree.path() + "/log", "--", "sh", "-c",
+       "cat " + root.path() + "/proc/sys/vm/min_free_kbytes > " + tree.path() + "/seen; exit 3"});
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 3);
+  EXPECT_EQ(slurp(tree.path() + "/seen"), "1048576\n");  // the command ran with the values set
+  expect_restored(root);
 }
 
 // Not root: the machine-changing options are refused before anything starts.
