@@ -6,8 +6,6 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -22,6 +20,7 @@
 #include "cli/commands.h"
 #include "cli/progress.h"
 #include "cli/snapshot_file.h"
+#include "core/fs.h"
 #include "core/time.h"
 #include "core/units.h"
 #include "facts/platform.h"
@@ -48,28 +47,6 @@ struct BwFlags {
   std::string save;
   std::string snapshot_file;
 };
-
-// Writes next to the target and renames over it, so a failed write never leaves half a file.
-Result<void> write_file(const std::string& path, const std::string& text) {
-  std::string temporary = path + ".sparkdoc-tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) {
-      std::error_code ignored;
-      std::filesystem::remove(temporary, ignored);
-      return fail("cannot write " + temporary);
-    }
-  }
-  std::error_code error;
-  std::filesystem::rename(temporary, path, error);
-  if (error) {
-    std::filesystem::remove(temporary, error);
-    return fail(fmt::format("cannot write {}: {}", path, error.message()));
-  }
-  return {};
-}
 
 std::string g5_line(const checks::Finding& f) {
   return fmt::format("{} {}: {}", f.id, checks::verdict_word(f.verdict), f.detail);

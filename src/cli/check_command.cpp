@@ -3,7 +3,6 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -111,10 +110,10 @@ int run_check(const CheckFlags& flags) {
 
   report::CheckReport rep = report::make_report(snapshot, workload, only, source);
   if (!flags.env_report_file.empty()) {
-    std::ofstream out(flags.env_report_file);
-    out << to_text(report::render_env_report(rep, flags.strict)) << "\n";
-    if (!out) {
-      std::cerr << "sparkdoc check: cannot write " << flags.env_report_file << "\n";
+    auto written = write_file(flags.env_report_file,
+                              to_text(report::render_env_report(rep, flags.strict)) + "\n");
+    if (!written) {
+      std::cerr << "sparkdoc check: " << written.error().message << "\n";
       return kExitUsage;
     }
   }

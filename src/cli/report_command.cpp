@@ -3,12 +3,12 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "core/fs.h"
 #include "runreport/html.h"
 #include "runreport/log.h"
 #include "runreport/summary.h"
@@ -38,11 +38,8 @@ int run_report(const ReportFlags& flags) {
                          ? flags.log
                          : flags.log.substr(slash + 1);
     std::string html = runreport::render_html(*log, summary, options);
-    std::ofstream out(flags.output, std::ios::binary | std::ios::trunc);
-    out << html;
-    out.close();
-    if (!out) {
-      std::cerr << "sparkdoc report: cannot write " << flags.output << "\n";
+    if (auto written = write_file(flags.output, html); !written) {
+      std::cerr << "sparkdoc report: " << written.error().message << "\n";
       return kExitUsage;
     }
     std::cerr << fmt::format("sparkdoc report: wrote {} ({} samples, {} events, {} KB)\n",

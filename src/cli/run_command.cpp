@@ -6,7 +6,6 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdlib>
-#include <ctime>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -48,15 +47,6 @@ struct RunFlags {
 std::string env_or(const char* name) {
   const char* v = std::getenv(name);
   return v == nullptr ? std::string() : std::string(v);
-}
-
-std::string default_log_dir() {
-  std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  ::gmtime_r(&now, &tm);
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
-  return fmt::format("sparkdoc-runs/{}-{}", stamp, ::getpid());
 }
 
 // Whether this binary has a `watch` command to run as the sidecar.
@@ -133,7 +123,7 @@ int run_run(const RunFlags& flags, const CLI::App* app) {
   o.euid = static_cast<unsigned>(::geteuid());
   o.xdg_state_home = env_or("XDG_STATE_HOME");
   o.home = env_or("HOME");
-  o.log_dir = flags.log_dir.empty() ? default_log_dir() : flags.log_dir;
+  o.log_dir = flags.log_dir;
   o.watch = !flags.no_watch;
 
   if (flags.oom_score_adj == "keep") {
@@ -197,8 +187,6 @@ int run_run(const RunFlags& flags, const CLI::App* app) {
     if (!verdict) return kExitBlocked;
     o.preflight = *verdict;
   }
-  std::cerr << "sparkdoc run: log " << o.log_dir << "/run.jsonl\n" << std::flush;
-
   auto outcome = run::supervise(o, gate, std::cerr);
   if (!outcome) {
     std::cerr << "sparkdoc run: " << outcome.error().message << "\n";
@@ -266,7 +254,9 @@ std::function<int()> add_run_command(CLI::App& app) {
       ->type_name("DURATION")
       ->capture_default_str();
   cmd->add_option("--log-dir", flags->log_dir,
-                  "Folder for run.jsonl and watch.jsonl (default sparkdoc-runs/DATE-PID)")
+                  "Folder for run.jsonl and watch.jsonl: a new one, or an empty one of yours that "
+                  "only you can write (others could plant links in it). Default: a new "
+                  "sparkdoc-runs/DATE-PID, where sparkdoc-runs must be yours in the same way")
       ->type_name("DIR");
   cmd->add_option("--watch-exe", flags->watch_exe, "Program to run as the watch sidecar (testing)")
       ->group("");

@@ -1,7 +1,6 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -73,11 +72,8 @@ int run_snapshot(const SnapshotFlags& flags) {
     std::cout << text;
     return kExitReady;
   }
-  std::ofstream out(flags.output);
-  out << text;
-  out.close();
-  if (!out) {
-    std::cerr << "sparkdoc snapshot: cannot write " << flags.output << "\n";
+  if (auto written = write_file(flags.output, text); !written) {
+    std::cerr << "sparkdoc snapshot: " << written.error().message << "\n";
     return kExitUsage;
   }
   std::cerr << fmt::format("sparkdoc snapshot: wrote {} ({} bytes); judge it with `sparkdoc check "

@@ -20,6 +20,7 @@ struct WatchFlags {
   std::string counter_interval = "5s";
   bool json = false;
   bool quiet = false;
+  bool force = false;
   std::string root;
 };
 
@@ -62,6 +63,7 @@ int run_watch_command(const WatchFlags& flags) {
   }
   options.log_path = flags.log;
   options.csv_path = flags.csv;
+  options.replace_files = flags.force;
   options.output = flags.quiet  ? watch::Output::kQuiet
                    : flags.json ? watch::Output::kJson
                                 : watch::Output::kAuto;
@@ -90,12 +92,16 @@ std::function<int()> add_watch_command(CLI::App& app) {
       ->type_name("DURATION");
   cmd->add_option("--count", flags->count, "Stop after N samples")->type_name("N");
   cmd->add_option("--log", flags->log,
-                  "Write every sample and event as JSON Lines to FILE (truncated first)")
+                  "Write every sample and event as JSON Lines to FILE, a new file (an existing "
+                  "one is refused unless --force)")
       ->type_name("FILE.jsonl");
   cmd->add_option("--csv", flags->csv,
                   "Write `timestamp, temperature.gpu, power.draw [W]` lines to FILE, as nvidia-smi "
                   "--query-gpu=timestamp,temperature.gpu,power.draw --format=csv does")
       ->type_name("FILE.csv");
+  cmd->add_flag("--force", flags->force,
+                "Replace an existing --log or --csv file with a new one; a symbolic link, a FIFO "
+                "or a device there is refused even then, never written through");
   cmd->add_option("--listen", flags->listen,
                   "Serve Prometheus metrics (dcgm-exporter names, sparkdoc_* for unified memory) "
                   "at http://ADDR:PORT/metrics, e.g. 127.0.0.1:9400")

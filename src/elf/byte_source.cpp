@@ -29,22 +29,14 @@ Result<std::span<const std::byte>> MemorySource::fetch(uint64_t offset, uint64_t
 }
 
 Result<FileSource> FileSource::open(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    const int err = errno;
-    return fail(why_from_errno(err), fmt::format("cannot open {}: {}", path, std::strerror(err)));
-  }
+  auto opened = open_regular_file(path);
+  if (!opened) return tl::unexpected(std::move(opened.error()));
   struct stat st;
-  if (::fstat(fd, &st) != 0) {
+  if (::fstat(opened->get(), &st) != 0) {
     const int err = errno;
-    ::close(fd);
     return fail(fmt::format("cannot stat {}: {}", path, std::strerror(err)));
   }
-  if (!S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return fail(fmt::format("{}: not a regular file", path));
-  }
-  return FileSource(path, fd, static_cast<uint64_t>(std::max<off_t>(st.st_size, 0)));
+  return FileSource(path, opened->release(), static_cast<uint64_t>(std::max<off_t>(st.st_size, 0)));
 }
 
 FileSource::FileSource(FileSource&& other) noexcept

@@ -109,11 +109,11 @@ std::string ElfFile::libelf_error(std::string_view what) const {
 
 Result<ElfFile> ElfFile::open(const std::string& path) {
   if (!libelf_ready()) return fail(fmt::format("{}: libelf is unusable", path));
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    int err = errno;
-    return fail(why_from_errno(err), fmt::format("cannot open {}: {}", path, std::strerror(err)));
-  }
+  // Only a regular file reaches libelf: a FIFO named like a library would hang its read, and a
+  // device would be opened (and mapped) as root.
+  auto opened = open_regular_file(path);
+  if (!opened) return tl::unexpected(std::move(opened.error()));
+  int fd = opened->release();
   // ELF_C_READ_MMAP: pages are faulted in on demand, and libelf points into the mapping
   // instead of copying sections whose byte order and alignment already match the host.
   ElfFile file(path, fd, elf_begin(fd, ELF_C_READ_MMAP, nullptr), {});

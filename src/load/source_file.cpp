@@ -66,7 +66,11 @@ int reopen_direct(int fd, const std::string& path) {
   // replaced in between.
   std::string self = fmt::format("/proc/self/fd/{}", fd);
   int direct = ::open(self.c_str(), O_RDONLY | O_CLOEXEC | O_DIRECT);
-  if (direct < 0 && errno == ENOENT) direct = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_DIRECT);
+  if (direct < 0 && errno == ENOENT) {
+    // No /proc: by the path again, still only a regular file.
+    auto reopened = open_regular_file(path, O_RDONLY | O_DIRECT);
+    direct = reopened ? reopened->release() : -1;
+  }
   return direct;
 }
 
@@ -76,11 +80,12 @@ Result<std::unique_ptr<SourceFile>> SourceFile::open(const std::string& path,
                                                      const SourceFileOptions& options) {
   std::unique_ptr<SourceFile> file(new SourceFile());
   file->path_ = path;
-  file->buffered_fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (file->buffered_fd_ < 0) return errno_error("cannot open", path, errno);
+  // A FIFO or a device swapped in for a shard after its header was read is refused here too.
+  auto opened = open_regular_file(path);
+  if (!opened) return tl::unexpected(std::move(opened.error()));
+  file->buffered_fd_ = opened->release();
   struct stat st {};
   if (::fstat(file->buffered_fd_, &st) != 0) return errno_error("cannot stat", path, errno);
-  if (!S_ISREG(st.st_mode)) return fail(Why::kError, fmt::format("{}: not a regular file", path));
   file->size_ = static_cast<uint64_t>(st.st_size);
   struct statfs fs {};
   if (::fstatfs(file->buffered_fd_, &fs) == 0) {

@@ -1,10 +1,11 @@
 #include "pyenv/dist_info.h"
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <cctype>
+#include <cerrno>
 
+#include "core/fs.h"
 #include "core/names.h"
 #include "core/paths.h"
 #include "core/strings.h"
@@ -36,18 +37,19 @@ bool starts_with_digit(std::string_view s) {
   return !s.empty() && std::isdigit(static_cast<unsigned char>(s.front()));
 }
 
-// Up to max_bytes from the start of a file; "" when it cannot be read.
+// Up to max_bytes from the start of a regular file; "" when it cannot be read (a FIFO planted
+// as METADATA is refused, not waited on).
 std::string read_head(const std::string& path, size_t max_bytes) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return "";
+  auto fd = open_regular_file(path);
+  if (!fd) return "";
   std::string out(max_bytes, '\0');
   size_t got = 0;
   while (got < max_bytes) {
-    ssize_t n = ::read(fd, out.data() + got, max_bytes - got);
+    ssize_t n = ::read(fd->get(), out.data() + got, max_bytes - got);
+    if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     got += static_cast<size_t>(n);
   }
-  ::close(fd);
   out.resize(got);
   return out;
 }

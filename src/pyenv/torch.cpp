@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "core/cuda_sonames.h"
+#include "core/fs.h"
 #include "core/strings.h"
 #include "elf/dynamic.h"
 #include "elf/ld_cache.h"
@@ -210,17 +211,14 @@ std::optional<std::string> find_arch_list(std::string_view bytes) {
 }
 
 Result<std::optional<std::string>> scan_arch_list_file(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    int err = errno;
-    return fail(err == ENOENT ? Why::kAbsent : Why::kError,
-                fmt::format("cannot open {}: {}", path, std::strerror(err)));
+  auto opened = open_regular_file(path);
+  if (!opened) {
+    Why why = opened.error().why == Why::kAbsent ? Why::kAbsent : Why::kError;
+    return fail(why, opened.error().message);
   }
+  const int fd = opened->get();  // closed with `opened` on every way out
   struct stat st;
-  if (::fstat(fd, &st) != 0) {
-    ::close(fd);
-    return fail(fmt::format("cannot stat {}", path));
-  }
+  if (::fstat(fd, &st) != 0) return fail(fmt::format("cannot stat {}", path));
   const uint64_t file_bytes = static_cast<uint64_t>(st.st_size);
   std::vector<std::pair<uint64_t, uint64_t>> ranges;  // [begin, end)
   auto sections = elf::read_sections(path);
@@ -234,7 +232,6 @@ Result<std::optional<std::string>> scan_arch_list_file(const std::string& path) 
   } else if (file_bytes <= kMaxWholeFileScanBytes) {
     ranges.emplace_back(0, file_bytes);
   } else {
-    ::close(fd);
     return fail(Why::kNotSupported,
                 fmt::format("{} has no section headers and is too large to scan whole", path));
   }
@@ -252,7 +249,6 @@ Result<std::optional<std::string>> scan_arch_list_file(const std::string& path) 
       if (got < 0 && errno == EINTR) continue;
       if (got < 0) {
         int err = errno;
-        ::close(fd);
         return fail(fmt::format("cannot read {}: {}", path, std::strerror(err)));
       }
       if (got == 0) break;
@@ -265,7 +261,6 @@ Result<std::optional<std::string>> scan_arch_list_file(const std::string& path) 
       at += static_cast<uint64_t>(got);
     }
   }
-  ::close(fd);
   return best;
 }
 

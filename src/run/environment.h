@@ -1,7 +1,7 @@
 // The environment `sparkdoc run` gives the command: the launch-state and distributed variables
 // of 001 removed (unless --distributed), accelerate's FSDP and DeepSpeed switches forced off,
 // and the allocator and tokenizer defaults of 000 §4 and 001 added where the user set none.
-// The rules themselves are sys/launch_env.h, shared with the S1-S4 checks. Pure.
+// The rules themselves are facts/environment.h, shared with the S1-S4 checks. Pure.
 #pragma once
 
 #include <map>

@@ -96,6 +96,12 @@ SignalGate::SignalGate() {
   ::sigaddset(&set_, SIGCHLD);
   ::sigaddset(&set_, SIGTTOU);
   ::pthread_sigmask(SIG_BLOCK, &set_, &old_);
+  // Not restored by the destructor: the summary and the exit-time flush of stdout come after
+  // the gate, and a closed pipe there must not turn the command's status into 141.
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  ::sigemptyset(&ignore.sa_mask);
+  ::sigaction(SIGPIPE, &ignore, nullptr);
 }
 
 SignalGate::~SignalGate() {
@@ -244,15 +250,9 @@ Result<pid_t> start_sidecar(const SidecarSpec& spec, const sigset_t& child_mask)
   CStrings argv(args);
   Pipe report;
   if (!report.open()) return fail(std::string("pipe: ") + std::strerror(errno));
-  int err_fd = ::open(spec.stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (err_fd < 0) return fail(spec.stderr_path + ": " + std::strerror(errno));
   pid_t parent = ::getpid();
   pid_t pid = ::fork();
-  if (pid < 0) {
-    int err = errno;
-    ::close(err_fd);
-    return fail(std::string("fork: ") + std::strerror(err));
-  }
+  if (pid < 0) return fail(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
     ::setpgid(0, 0);
     ::prctl(PR_SET_PDEATHSIG, SIGTERM);
@@ -262,16 +262,15 @@ Result<pid_t> start_sidecar(const SidecarSpec& spec, const sigset_t& child_mask)
       ::dup2(null_fd, STDIN_FILENO);
       ::dup2(null_fd, STDOUT_FILENO);
     }
-    ::dup2(err_fd, STDERR_FILENO);
+    if (spec.stderr_fd >= 0) ::dup2(spec.stderr_fd, STDERR_FILENO);
     default_dispositions();
     ::sigprocmask(SIG_SETMASK, &child_mask, nullptr);
     ::close(report.fd[0]);
-    ::execv(argv.data()[0], argv.data());
+    if (spec.cwd_fd < 0 || ::fchdir(spec.cwd_fd) == 0) ::execv(argv.data()[0], argv.data());
     int err = errno;
     write_all(report.fd[1], &err, sizeof err);
     ::_exit(127);
   }
-  ::close(err_fd);
   ::setpgid(pid, pid);
   report.close_end(1);
   int exec_errno = 0;

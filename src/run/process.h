@@ -4,8 +4,11 @@
 // Signals: a SignalGate blocks SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD and SIGTTOU in the
 // thread that makes it, and in every thread started after it; the supervisor takes them one at
 // a time with wait() (sigtimedwait), so nothing runs in a signal handler and nothing is lost
-// between a check and a wait. The command gets the mask sparkdoc had before the gate and the
-// default dispositions of the forwarded signals.
+// between a check and a wait. The gate also ignores SIGPIPE, for the rest of the process: with
+// stdout or stderr a pipe whose reader has gone (`sparkdoc run ... | head`), a write fails
+// instead of killing the supervisor between the tuning and its restore, and the command's exit
+// status stays sparkdoc's. The command gets the mask sparkdoc had before the gate and the
+// default dispositions of the forwarded signals and of SIGPIPE.
 //
 // The command runs in a process group of its own (setpgid in both processes, so neither can
 // race the other), so that a forwarded signal reaches everything it started (DataLoader workers,
@@ -90,9 +93,12 @@ bool group_alive(pid_t pgid);
 bool give_terminal(pid_t pgid);
 
 struct SidecarSpec {
-  std::string exe;                // "/proc/self/exe" for sparkdoc itself
+  std::string exe;                // "/proc/self/exe" for sparkdoc itself; an absolute path
   std::vector<std::string> args;  // without argv[0]
-  std::string stderr_path;        // its standard error goes here; stdin and stdout /dev/null
+  // An open folder to work in (fchdir): relative paths in args name files there.
+  int cwd_fd = -1;
+  // Its standard error (the caller keeps and closes it); stdin and stdout are /dev/null.
+  int stderr_fd = -1;
 };
 
 // Starts a helper in its own process group that ends with sparkdoc (PR_SET_PDEATHSIG, SIGTERM).

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,6 +21,7 @@
 #include "core/units.h"
 #include "core/version.h"
 #include "run/load_window.h"
+#include "run/log_folder.h"
 #include "runreport/summary.h"
 #include "sys/proc_stat.h"
 #include "tune/journal.h"
@@ -60,27 +62,16 @@ std::string current_dir() {
 // supervisor's never interleave inside a line, and a kill -9 loses at most the line in flight.
 class RunLogFile {
  public:
-  static Result<RunLogFile> create(const std::string& path) {
-    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
-    if (fd < 0) return fail(fmt::format("cannot create {}: {}", path, std::strerror(errno)));
-    RunLogFile f;
-    f.fd_ = fd;
-    return f;
-  }
-  RunLogFile() = default;
-  RunLogFile(RunLogFile&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
-  RunLogFile& operator=(RunLogFile&&) = delete;
+  explicit RunLogFile(Fd fd) : fd_(std::move(fd)) {}
   RunLogFile(const RunLogFile&) = delete;
-  ~RunLogFile() {
-    if (fd_ >= 0) ::close(fd_);
-  }
+  RunLogFile& operator=(const RunLogFile&) = delete;
   void append(std::string line) {
     line += '\n';
     std::lock_guard<std::mutex> lock(mu_);
     const char* p = line.data();
     size_t left = line.size();
     while (left > 0) {
-      ssize_t n = ::write(fd_, p, left);
+      ssize_t n = ::write(fd_.get(), p, left);
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) return;  // a full disk loses log lines, never the run
       p += n;
@@ -89,7 +80,7 @@ class RunLogFile {
   }
 
  private:
-  int fd_ = -1;
+  Fd fd_;
   std::mutex mu_;
 };
 
@@ -383,13 +374,13 @@ LeftoverJournal restore_leftover_journal(const Root& root, unsigned euid,
 
 Result<RunOutcome> supervise(const RunOptions& o, SignalGate& gate, std::ostream& say) {
   RunOutcome outcome;
-  outcome.log_dir = o.log_dir;
-  std::error_code ec;
-  std::filesystem::create_directories(o.log_dir, ec);
-  if (ec) return fail(fmt::format("cannot create the log folder {}: {}", o.log_dir, ec.message()));
-  auto log_file = RunLogFile::create(o.log_dir + "/run.jsonl");
-  if (!log_file) return tl::unexpected(log_file.error());
-  RunLogFile& log = *log_file;
+  auto folder = make_log_folder(o.log_dir, o.euid);
+  if (!folder) return fail("no log folder, so nothing started: " + folder.error().message);
+  outcome.log_dir = folder->path;
+  auto run_file = create_file(*folder, "run.jsonl", O_APPEND);
+  if (!run_file) return fail("no run log, so nothing started: " + run_file.error().message);
+  RunLogFile log(std::move(*run_file));
+  say << "sparkdoc run: log " << folder->child("run.jsonl") << "\n" << std::flush;
 
   if (int sig = gate.take_pending_forwarded()) {
     say << fmt::format("sparkdoc run: {} arrived before the command started; nothing started\n",
@@ -411,7 +402,8 @@ Result<RunOutcome> supervise(const RunOptions& o, SignalGate& gate, std::ostream
   }
 
   Sidecar sidecar;
-  std::string watch_log = o.log_dir + "/watch.jsonl";
+  std::string watch_log = folder->child("watch.jsonl");
+  Fd watch_err;
   if (!o.watch) {
     start.telemetry = "none (--no-watch)";
   } else if (!o.watch_unavailable.empty()) {
@@ -419,12 +411,21 @@ Result<RunOutcome> supervise(const RunOptions& o, SignalGate& gate, std::ostream
     say << "sparkdoc run: no telemetry: " << o.watch_unavailable
         << "; the command runs without a watch log\n";
   } else {
+    // The sidecar works in the log folder, so its log lands there whatever the folder's path
+    // names by then.
     SidecarSpec spec;
     spec.exe = o.watch_exe;
-    spec.args = {"watch",  "--log", watch_log, "--interval", fmt::format("{}", o.watch_interval_s),
-                 "--quiet"};
-    spec.stderr_path = o.log_dir + "/watch.err";
-    auto pid = start_sidecar(spec, gate.outside_mask());
+    spec.args = {
+        "watch",  "--log", "watch.jsonl", "--interval", fmt::format("{}", o.watch_interval_s),
+        "--quiet"};
+    spec.cwd_fd = folder->fd.get();
+    auto err_file = create_file(*folder, "watch.err");
+    if (err_file) {
+      watch_err = std::move(*err_file);
+      spec.stderr_fd = watch_err.get();
+    }
+    auto pid = err_file ? start_sidecar(spec, gate.outside_mask())
+                        : Result<pid_t>(tl::unexpected(std::move(err_file.error())));
     if (pid) {
       sidecar.pid = *pid;
       sidecar.running = true;
@@ -529,13 +530,13 @@ Result<RunOutcome> supervise(const RunOptions& o, SignalGate& gate, std::ostream
   if (dropper) dropper->stop();
   if (!sidecar.ended_early.empty()) {
     end.notes.push_back("the watch sidecar ended before the command (" + sidecar.ended_early +
-                        "); see " + o.log_dir + "/watch.err");
+                        "); see " + folder->child("watch.err"));
   }
   stop_sidecar(sidecar, gate);
   // An empty watch.err says nothing; one with text stays for a person to read.
-  std::error_code size_ec;
-  if (std::filesystem::file_size(o.log_dir + "/watch.err", size_ec) == 0 && !size_ec) {
-    std::filesystem::remove(o.log_dir + "/watch.err", size_ec);
+  struct stat err_stat {};
+  if (watch_err.valid() && ::fstat(watch_err.get(), &err_stat) == 0 && err_stat.st_size == 0) {
+    ::unlinkat(folder->fd.get(), "watch.err", 0);
   }
   end.restored = tuning.restore();
   double end_ts = wall_now();
@@ -544,7 +545,7 @@ Result<RunOutcome> supervise(const RunOptions& o, SignalGate& gate, std::ostream
   log.append(runreport::run_end_line(end));
 
   outcome.exit_status = end.exit_status;
-  auto read = runreport::read_log(o.log_dir);
+  auto read = runreport::read_log(folder->path);
   if (read) outcome.log = std::move(*read);
   return outcome;
 }

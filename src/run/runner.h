@@ -12,7 +12,8 @@
 // a SIGKILL of sparkdoc leaves the journal, which the next `sparkdoc run` restores first
 // (restore_leftover_journal) and `sparkdoc clean --restore` can restore too.
 //
-// The run log's lines are runreport/log.h's RunStart, CacheDrop, LoadWindowEnd and RunEnd.
+// The log folder is made as log_folder.h says. The run log's lines are runreport/log.h's
+// RunStart, CacheDrop, LoadWindowEnd and RunEnd.
 // Threading: one thread supervises; the dropper is a second thread that only drops caches,
 // reads the watch log and appends cache_drop lines (each line one write(2) on an O_APPEND file).
 #pragma once
@@ -58,11 +59,13 @@ struct RunOptions {
   bool distributed = false;
   std::optional<int> oom_score_adj = kDefaultOomScoreAdj;
   bool low_io_priority = true;
-  std::string log_dir;  // created when missing; run.jsonl (and watch.jsonl) go here
+  // --log-dir; empty: a new folder in sparkdoc-runs (log_folder.h says which folders are taken).
+  // run.jsonl, watch.jsonl and watch.err are made new in it.
+  std::string log_dir;
 
   // Telemetry. watch_unavailable non-empty: no sidecar, and this says why.
   bool watch = true;
-  std::string watch_exe = "/proc/self/exe";
+  std::string watch_exe = "/proc/self/exe";  // absolute: the sidecar works in the log folder
   std::string watch_unavailable;
   double watch_interval_s = 1.0;
 
@@ -82,13 +85,14 @@ struct RunOptions {
 struct RunOutcome {
   int exit_status = 0;   // the command's, as a shell reports it
   bool started = false;  // false: exec failed, or a signal came before the start
-  std::string log_dir;
+  std::string log_dir;   // the folder the logs went to
   runreport::RunLog log;  // both files read back at the end
 };
 
 // Runs the command to its end. `say` gets sparkdoc's own notices (one line each, "sparkdoc
-// run: ..."). Errors: nothing was started (the log folder cannot be made, the journal or a vm
-// value cannot be written); whatever was changed before the error is restored.
+// run: ...", the log's path first). Errors: nothing was started (the log folder cannot be made
+// or is refused, the journal or a vm value cannot be written); whatever was changed before the
+// error is restored.
 Result<RunOutcome> supervise(const RunOptions& options, SignalGate& gate, std::ostream& say);
 
 }  // namespace sparkdoc::run

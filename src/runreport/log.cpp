@@ -439,19 +439,18 @@ std::string run_end_line(const RunEnd& r) {
 }
 
 size_t LogFollower::poll() {
-  int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
+  auto fd = open_regular_file(path_);
+  if (!fd) return 0;
   std::string added;
-  if (::lseek(fd, static_cast<off_t>(offset_), SEEK_SET) >= 0) {
+  if (::lseek(fd->get(), static_cast<off_t>(offset_), SEEK_SET) >= 0) {
     char buf[65536];
     for (;;) {
-      ssize_t n = ::read(fd, buf, sizeof buf);
+      ssize_t n = ::read(fd->get(), buf, sizeof buf);
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) break;
       added.append(buf, static_cast<size_t>(n));
     }
   }
-  ::close(fd);
   offset_ += added.size();
   partial_ += added;
   size_t last_newline = partial_.rfind('\n');

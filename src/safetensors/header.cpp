@@ -344,61 +344,57 @@ Result<void> pread_all(int fd, char* out, size_t len, uint64_t offset, const std
   return {};
 }
 
-struct Fd {
-  int fd = -1;
+// Opens a regular file for reading (open_regular_file: a FIFO or a device named by an index is
+// refused, never opened) and takes its size; errors name the file.
+struct OpenFile {
+  Fd fd;
   uint64_t size = 0;
-  Fd() = default;
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
 };
 
-// Opens a regular file for reading and takes its size; errors name the file.
-Result<void> open_regular(const std::string& path, Fd& f) {
-  f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+Result<OpenFile> open_regular(const std::string& path) {
+  auto fd = open_regular_file(path);
+  if (!fd) return tl::unexpected(std::move(fd.error()));
   struct stat st {};
-  if (f.fd < 0 || ::fstat(f.fd, &st) != 0) {
+  if (::fstat(fd->get(), &st) != 0) {
     int err = errno;
     return fail(why_from_errno(err), fmt::format("{}: {}", path, std::strerror(err)));
   }
-  if (!S_ISREG(st.st_mode)) return fail(fmt::format("{}: not a regular file", path));
-  f.size = static_cast<uint64_t>(st.st_size);
-  return {};
+  return OpenFile{std::move(*fd), static_cast<uint64_t>(st.st_size)};
 }
 
 }  // namespace
 
 Result<std::string> read_file(const std::string& path, uint64_t max_bytes) {
-  Fd f;
-  if (auto r = open_regular(path, f); !r) return tl::unexpected(r.error());
-  uint64_t size = f.size;
+  auto f = open_regular(path);
+  if (!f) return tl::unexpected(std::move(f.error()));
+  uint64_t size = f->size;
   if (size > max_bytes) {
     return fail(fmt::format("{}: {} bytes, more than the {} allowed", path, size, max_bytes));
   }
   std::string out(size, '\0');
-  if (auto r = pread_all(f.fd, out.data(), size, 0, path); !r) return tl::unexpected(r.error());
+  if (auto r = pread_all(f->fd.get(), out.data(), size, 0, path); !r) {
+    return tl::unexpected(r.error());
+  }
   return out;
 }
 
 Result<Header> read_header(const std::string& path, const HeaderOptions& options) {
-  Fd f;
-  if (auto r = open_regular(path, f); !r) return tl::unexpected(r.error());
-  uint64_t file_bytes = f.size;
+  auto f = open_regular(path);
+  if (!f) return tl::unexpected(std::move(f.error()));
+  uint64_t file_bytes = f->size;
   if (file_bytes < kLengthPrefixBytes) {
     return fail(fmt::format("{}: {} bytes, too short for the 8-byte header length", path,
                             file_bytes));
   }
   std::string buf(kLengthPrefixBytes, '\0');
-  if (auto r = pread_all(f.fd, buf.data(), kLengthPrefixBytes, 0, path); !r) {
+  if (auto r = pread_all(f->fd.get(), buf.data(), kLengthPrefixBytes, 0, path); !r) {
     return tl::unexpected(r.error());
   }
   auto length = header_length(buf, file_bytes, path);
   if (!length) return tl::unexpected(length.error());
   uint64_t n = *length;
   buf.resize(kLengthPrefixBytes + n);
-  if (auto r = pread_all(f.fd, buf.data() + kLengthPrefixBytes, n, kLengthPrefixBytes, path);
+  if (auto r = pread_all(f->fd.get(), buf.data() + kLengthPrefixBytes, n, kLengthPrefixBytes, path);
       !r) {
     return tl::unexpected(r.error());
   }

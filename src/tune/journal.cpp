@@ -77,7 +77,11 @@ Result<void> check_journal_file(int fd, const std::string& path, unsigned euid) 
   if (::fstat(fd, &st) != 0) {
     return fail(fmt::format("cannot stat {}: {}", path, errno_text(errno)));
   }
-  if (!S_ISREG(st.st_mode)) return fail(fmt::format("{} is not a regular file", path));
+  if (!S_ISREG(st.st_mode)) {
+    return fail(fmt::format("{} is {}, not a regular file; remove it, and sparkdoc makes a new "
+                            "journal when it next changes a value",
+                            path, file_type_name(st.st_mode)));
+  }
   if (st.st_uid != euid) {
     return fail(
         fmt::format("{} belongs to uid {}, not to this user (uid {})", path, st.st_uid, euid));

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -366,13 +367,15 @@ std::string dump_line(const ordered_json& record) {
   return record.dump(-1, ' ', false, ordered_json::error_handler_t::replace);
 }
 
-Result<LineFile> LineFile::create(const std::string& path) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    int err = errno;
-    return fail(why_from_errno(err), fmt::format("cannot create {}: {}", path, std::strerror(err)));
+Result<LineFile> LineFile::create(const std::string& path, bool replace) {
+  struct stat st {};
+  if (!replace && ::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+    return fail(
+        fmt::format("{} already exists; pass --force to replace it, or name a new file", path));
   }
-  return LineFile(fd, path);
+  auto fd = replace ? replace_file(path) : create_file(path);
+  if (!fd) return tl::unexpected(std::move(fd.error()));
+  return LineFile(fd->release(), path);
 }
 
 LineFile::LineFile(LineFile&& other) noexcept

@@ -42,8 +42,9 @@ Result<Record> parse_log_line(std::string_view line);
 // under load (G4) keeps everything written before. Move-only; closes on destruction.
 class LineFile {
  public:
-  // Creates or truncates `path` (mode 0644).
-  static Result<LineFile> create(const std::string& path);
+  // Creates `path` as a new file (mode 0644), never through a link. An existing regular file is
+  // refused (the message names --force), or with `replace` replaced by a new file.
+  static Result<LineFile> create(const std::string& path, bool replace = false);
 
   LineFile(LineFile&& other) noexcept;
   LineFile& operator=(LineFile&& other) noexcept;

@@ -126,12 +126,12 @@ class Outputs {
   // Opens the files and the endpoint; false (with the reason on err) when one cannot be.
   bool open() {
     if (!options_.log_path.empty()) {
-      auto file = LineFile::create(options_.log_path);
+      auto file = LineFile::create(options_.log_path, options_.replace_files);
       if (!file) return complain(file.error().message);
       log_.emplace(std::move(*file));
     }
     if (!options_.csv_path.empty()) {
-      auto file = LineFile::create(options_.csv_path);
+      auto file = LineFile::create(options_.csv_path, options_.replace_files);
       if (!file) return complain(file.error().message);
       csv_.emplace(std::move(*file));
     }

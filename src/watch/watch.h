@@ -25,6 +25,9 @@ struct WatchOptions {
   std::optional<uint64_t> count;
   std::string log_path;  // empty: no log
   std::string csv_path;  // empty: no CSV
+  // Both are made new (core/fs.h create_file: never through a link). An existing regular file
+  // is refused unless this is set, and then replaced by a new file, never truncated in place.
+  bool replace_files = false;
   std::optional<ListenAddress> listen;
   // How often the costly counters are read (SamplerOptions); the energy counter at six times
   // this. 0: at every sample.

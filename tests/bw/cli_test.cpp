@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <regex>
 #include <string>
 
@@ -89,6 +90,24 @@ TEST(BwCli, SavedOnASparkCheckJudgesG5FromIt) {
   EXPECT_TRUE(std::regex_search(c.out, std::regex(R"(G5 (PASS|WARN): measured [0-9.]+ GB/s)")))
       << c.out;
   std::filesystem::remove(file);
+}
+
+// `bw --save FILE` once wrote FILE.sparkdoc-tmp, a name anyone who can write the folder could
+// plant a link at; the temporary file now has a name nobody can guess, and is never followed.
+TEST(BwCli, ALinkAtTheOldTemporaryNameIsNotWrittenThrough) {
+  std::string file = temp_file("linked.json");
+  std::string victim = temp_file("victim");
+  std::filesystem::remove(file);
+  std::filesystem::remove(file + ".sparkdoc-tmp");
+  ASSERT_TRUE(std::ofstream(victim) << "precious\n");
+  std::filesystem::create_symlink(victim, file + ".sparkdoc-tmp");
+  Outcome r = run_shell(fake_env("gb10.json") + SPARKDOC_BIN + " bw --save " + file + kSmall);
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(read_text(victim).value_or(""), "precious\n");
+  auto saved = nlohmann::json::parse(read_text(file, 64u << 20).value_or(""), nullptr, false);
+  EXPECT_TRUE(saved.is_object()) << r.out;
+  EXPECT_FALSE(std::filesystem::is_symlink(file));
+  for (const std::string& f : {file, file + ".sparkdoc-tmp", victim}) std::filesystem::remove(f);
 }
 
 TEST(BwCli, ARecordedSnapshotGetsTheMeasurementAndKeepsTheRest) {

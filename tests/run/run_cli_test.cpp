@@ -1,7 +1,8 @@
 // `sparkdoc run` through the binary: the cleaned environment and the exit status, SIGTERM
 // reaching the command, the journal of a SIGKILLed sparkdoc restored by the next start, the
-// tuning restored on the way out, the page-cache drops, the watch sidecar, the preflight.
-// Every kernel value is a file under a fake root in a temporary folder, never this machine's.
+// tuning restored on the way out (also with stdout a closed pipe), the page-cache drops, the
+// watch sidecar, the preflight, and log folders that a link planted by another user cannot
+// redirect. Every kernel value is a file under a fake root in a temporary folder, never this machine's.
 #include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -60,23 +61,32 @@ bool wait_for_file(const std::string& path) {
   return false;
 }
 
-// Starts sparkdoc with these arguments, its output to `log`; returns its pid.
-pid_t spawn_sparkdoc(const std::vector<std::string>& args, const std::string& log) {
+// Starts sparkdoc with these arguments, file actions and attributes; returns its pid (-1 when
+// it did not start).
+pid_t spawn_sparkdoc_with(const std::vector<std::string>& args,
+                          const posix_spawn_file_actions_t* actions,
+                          const posix_spawnattr_t* attr) {
   std::vector<std::string> argv{SPARKDOC_BIN};
   argv.insert(argv.end(), args.begin(), args.end());
   std::vector<char*> ptrs;
   for (auto& a : argv) ptrs.push_back(a.data());
   ptrs.push_back(nullptr);
+  pid_t pid = -1;
+  int rc = ::posix_spawn(&pid, SPARKDOC_BIN, actions, attr, ptrs.data(), environ);
+  return rc == 0 ? pid : -1;
+}
+
+// Starts sparkdoc with these arguments, its output to `log`; returns its pid.
+pid_t spawn_sparkdoc(const std::vector<std::string>& args, const std::string& log) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(),
                                    O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
   posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  pid_t pid = -1;
-  int rc = ::posix_spawn(&pid, SPARKDOC_BIN, &actions, nullptr, ptrs.data(), environ);
+  pid_t pid = spawn_sparkdoc_with(args, &actions, nullptr);
   posix_spawn_file_actions_destroy(&actions);
-  return rc == 0 ? pid : -1;
+  return pid;
 }
 
 int wait_status(pid_t pid) {
@@ -265,8 +275,9 @@ TEST(RunCli, TheSidecarsLogFeedsTheSummary) {
       tree.path(), " run --no-preflight --json --watch-interval 0.1s --log-dir " + tree.path() +
                        "/log --watch-exe " + tree.path() + "/watch.sh -- sleep 1.2");
   ASSERT_EQ(r.status, 0) << r.out;
+  // It works in the log folder, so the log it makes lands there whatever the path names.
   EXPECT_EQ(slurp(tree.path() + "/sidecar-args"),
-            "watch --log " + tree.path() + "/log/watch.jsonl --interval 0.1 --quiet\n");
+            "watch --log watch.jsonl --interval 0.1 --quiet\n");
   auto json_start = r.out.rfind("\n{");
   ASSERT_NE(json_start, std::string::npos) << r.out;
   auto j = nlohmann::json::parse(r.out.substr(json_start + 1), nullptr, false);
@@ -384,10 +395,12 @@ TEST(RunCli, TheValuesStayWhileAKilledRunsCommandRuns) {
   ASSERT_EQ(::kill(pid, SIGKILL), 0);
   wait_status(pid);
   pid_t command = std::stoi(slurp(tree.path() + "/ready"));
-  const std::string next_run = std::string(SPARKDOC_BIN) + " run --root " + root.path() +
-                               " --no-preflight --no-watch --log-dir " + tree.path() +
-                               "/log2 -- true";
-  Outcome while_running = run_shell(next_run);
+  // Each run gets a log folder of its own.
+  auto next_run = [&](const std::string& log) {
+    return std::string(SPARKDOC_BIN) + " run --root " + root.path() +
+           " --no-preflight --no-watch --log-dir " + tree.path() + "/" + log + " -- true";
+  };
+  Outcome while_running = run_shell(next_run("log2"));
   EXPECT_EQ(while_running.status, 0) << while_running.out;
   EXPECT_THAT(while_running.out,
               HasSubstr("was killed, but the command it started (sh, pid " +
@@ -400,7 +413,7 @@ TEST(RunCli, TheValuesStayWhileAKilledRunsCommandRuns) {
                                    std::to_string(command) + "), which still runs"));
 
   kill_and_wait_dead(command);
-  Outcome after = run_shell(next_run);
+  Outcome after = run_shell(next_run("log3"));
   EXPECT_EQ(after.status, 0) << after.out;
   EXPECT_THAT(after.out, HasSubstr("ended without restoring what it changed"));
   expect_restored(root);
@@ -471,6 +484,135 @@ TEST(RunCli, PageCacheDropsDuringTheLoadWindowUntilTheLimit) {
   EXPECT_THAT(r.out, HasSubstr("cache drops  2 in the load window; stopped: time limit 2.0 s"));
   auto window = last_line_of(tree.path() + "/log/run.jsonl", "load_window_end");
   EXPECT_THAT(window["reason"].get<std::string>(), HasSubstr("time limit"));
+}
+
+// Root writing through a user's link: a user who can write the working folder plants, at the
+// names the default run folder will take (the UTC second and sparkdoc's pid, which `exec` makes
+// the shell's $$), links to a folder whose run.jsonl stands for a file root owns.
+TEST(RunCli, ALinkPlantedAtTheDefaultRunFolderIsNotWrittenThrough) {
+  sys::testing::TempTree tree;
+  tree.write("victim/run.jsonl", "precious\n");
+  tree.mkdir("sparkdoc-runs");
+  fs::permissions(tree.path() + "/sparkdoc-runs", fs::perms(0755));
+  const std::string plant =
+      "for s in 0 1 2; do ln -s ../victim sparkdoc-runs/$(date -u -d @$(($(date +%s)+s)) "
+      "+%Y%m%d-%H%M%S)-$$; done";
+  Outcome r = run_shell("cd " + tree.path() + " && sh -c '" + plant + "; exec " + SPARKDOC_BIN +
+                        " run --no-preflight --no-watch -- true'");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(slurp(tree.path() + "/victim/run.jsonl"), "precious\n");
+  // The run's log is in a folder of its own beside the links.
+  std::vector<fs::path> folders;
+  for (const auto& e : fs::directory_iterator(tree.path() + "/sparkdoc-runs")) {
+    if (!e.is_symlink()) folders.push_back(e.path());
+  }
+  ASSERT_EQ(folders.size(), 1u) << r.out;
+  EXPECT_EQ(last_line_of(folders[0] / "run.jsonl", "run_end")["exit_status"], 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("log " + ("sparkdoc-runs" / folders[0].filename()).string()));
+}
+
+// A --log-dir that exists is used only when it is an empty folder of this user's that nobody
+// else can write; a link in it is never written through.
+TEST(RunCli, AnExistingLogFolderMustBeEmptyAndPrivate) {
+  sys::testing::TempTree tree;
+  tree.write("victim", "precious\n");
+  tree.mkdir("linked");
+  fs::permissions(tree.path() + "/linked", fs::perms(0700));
+  tree.symlink(tree.path() + "/victim", "linked/run.jsonl");
+  tree.symlink(tree.path() + "/victim", "linked/watch.err");
+  const std::string command = " -- sh -c 'echo ran >> " + tree.path() + "/ran'";
+  Outcome linked = sparkdoc_in(
+      tree.path(), " run --no-preflight --log-dir " + tree.path() + "/linked" + command);
+  EXPECT_EQ(linked.status, 1) << linked.out;
+  EXPECT_THAT(linked.out, HasSubstr("is not empty"));
+  EXPECT_THAT(linked.out, HasSubstr("--log-dir"));
+  EXPECT_EQ(slurp(tree.path() + "/victim"), "precious\n");
+
+  tree.mkdir("shared");
+  fs::permissions(tree.path() + "/shared", fs::perms(0777));
+  Outcome shared = sparkdoc_in(
+      tree.path(), " run --no-preflight --log-dir " + tree.path() + "/shared" + command);
+  EXPECT_EQ(shared.status, 1) << shared.out;
+  EXPECT_THAT(shared.out, HasSubstr("others can write"));
+  EXPECT_FALSE(fs::exists(tree.path() + "/ran")) << "the command ran";
+
+  tree.mkdir("empty");
+  fs::permissions(tree.path() + "/empty", fs::perms(0755));
+  Outcome empty = sparkdoc_in(
+      tree.path(), " run --no-preflight --no-watch --log-dir " + tree.path() + "/empty" + command);
+  EXPECT_EQ(empty.status, 0) << empty.out;
+  EXPECT_EQ(last_line_of(tree.path() + "/empty/run.jsonl", "run_end")["exit_status"], 0);
+}
+
+TEST(RunCli, AnotherUsersLogFolderIsRefused) {
+  if (!is_root()) GTEST_SKIP() << "needs root to give the folder away (CI runs as root)";
+  sys::testing::TempTree tree;
+  tree.mkdir("theirs");
+  ASSERT_EQ(::chown((tree.path() + "/theirs").c_str(), 65534, 65534), 0);
+  fs::permissions(tree.path() + "/theirs", fs::perms(0755));
+  Outcome r = sparkdoc_in(
+      tree.path(), " run --no-preflight --no-watch --log-dir " + tree.path() + "/theirs -- true");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("belongs to uid 65534"));
+}
+
+// Runs sparkdoc with stdout and stderr on a pipe whose reader has already gone, so every line
+// it writes meets EPIPE, and SIGPIPE unless it ignores it (the signal's default is restored for
+// the spawn whatever this test process has). Returns the waitpid status.
+int run_into_a_closed_pipe(const std::vector<std::string>& args) {
+  int p[2];
+  if (::pipe(p) != 0) return -1;
+  ::close(p[0]);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, p[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, p[1], STDERR_FILENO);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGPIPE);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
+  pid_t pid = spawn_sparkdoc_with(args, &actions, &attr);
+  posix_spawnattr_destroy(&attr);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(p[1]);
+  return pid > 0 ? wait_status(pid) : -1;
+}
+
+// `sparkdoc run -- cmd | head`: once the reader is gone, sparkdoc's own lines fail to write;
+// the command still runs with SIGPIPE at its default, and its status is sparkdoc's.
+TEST(RunCli, AClosedStdoutNeitherKillsTheRunNorChangesItsStatus) {
+  sys::testing::TempTree tree;
+  int status = run_into_a_closed_pipe({"run", "--no-preflight", "--no-watch", "--log-dir",
+                                       tree.path() + "/log", "--", "sh", "-c",
+                                       "yes; echo $? > " + tree.path() + "/yes-status; exit 3"});
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 3);
+  EXPECT_EQ(slurp(tree.path() + "/yes-status"), "141\n")
+      << "the command's SIGPIPE was not the default";
+  EXPECT_EQ(last_line_of(tree.path() + "/log/run.jsonl", "run_end")["exit_status"], 3);
+  // The shell form: the reader goes while the command writes.
+  Outcome piped = run_shell("cd " + tree.path() + " && { " + SPARKDOC_BIN +
+                            " run --no-preflight --no-watch -- sh -c 'yes | head -c 1000000; "
+                            "exit 3'; echo $? > status; } 2>&1 | head -c 10 >/dev/null");
+  EXPECT_EQ(slurp(tree.path() + "/status"), "3\n") << piped.out;
+}
+
+TEST(RunCli, TuningIsRestoredWhenStdoutIsAClosedPipe) {
+  if (!is_root()) GTEST_SKIP() << "--tune-vm needs root (CI runs as root)";
+  FakeMachine root;
+  sys::testing::TempTree tree;
+  int status = run_into_a_closed_pipe(
+      {"run", "--root", root.path(), "--no-preflight", "--no-watch", "--tune-vm", "--log-dir",
+       tree.path() + "/log", "--", "sh", "-c",
+       "cat " + root.path() + "/proc/sys/vm/min_free_kbytes > " + tree.path() + "/seen; exit 3"});
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 3);
+  EXPECT_EQ(slurp(tree.path() + "/seen"), "1048576\n");  // the command ran with the values set
+  expect_restored(root);
 }
 
 // Not root: the machine-changing options are refused before anything starts.

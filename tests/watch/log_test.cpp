@@ -137,6 +137,7 @@ TEST(LogRecords, UnknownKeysAndNullsAreTolerated) {
 
 TEST(LineFile, EachLineIsInTheFileWhenWriteReturns) {
   std::string path = std::string(SPARKDOC_BINARY_DIR) + "/watch_line_file_test.jsonl";
+  std::remove(path.c_str());
   auto file = LineFile::create(path);
   ASSERT_TRUE(file) << file.error().message;
   std::string expected;

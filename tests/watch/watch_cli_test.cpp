@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <string>
@@ -160,6 +161,8 @@ TEST(WatchCli, JsonStreamCarriesTheTracesEventsAtTheirSamples) {
 TEST(WatchCli, LogAndCsvFilesWithQuiet) {
   std::string log = scratch("quiet.jsonl");
   std::string csv = scratch("quiet.csv");
+  std::remove(log.c_str());
+  std::remove(csv.c_str());
   Outcome r = run_shell(watch_command(
       "gb10.json", "--count 3 --interval 50ms --quiet --log " + log + " --csv " + csv + " 2>&1"));
   ASSERT_EQ(r.status, 0) << r.out;
@@ -175,6 +178,36 @@ TEST(WatchCli, LogAndCsvFilesWithQuiet) {
   std::regex row(R"(^\d{4}/\d\d/\d\d \d\d:\d\d:\d\d\.\d{3}, 45, 11\.17 W$)");
   for (size_t i = 1; i < 4; ++i)
     EXPECT_TRUE(std::regex_match(std::string(rows[i]), row)) << rows[i];
+}
+
+// An existing --log or --csv is neither followed (a link planted at the name would make root
+// write wherever it points) nor truncated without --force; --force replaces a regular file.
+TEST(WatchCli, AnExistingLogIsNeitherFollowedNorTruncatedUnlessForced) {
+  std::string victim = scratch("victim");
+  std::string link = scratch("link.jsonl");
+  std::string old = scratch("old.jsonl");
+  for (const std::string& f : {victim, link, old}) std::remove(f.c_str());
+  ASSERT_TRUE(std::ofstream(victim) << "precious\n");
+  ASSERT_TRUE(std::ofstream(old) << "an earlier watch\n");
+  ASSERT_EQ(::symlink(victim.c_str(), link.c_str()), 0);
+  for (const std::string& option : {"--log ", "--csv "}) {
+    for (const std::string& force : {"", "--force "}) {
+      Outcome r = run_shell(watch_command(
+          "gb10.json", "--count 1 --interval 50ms --quiet " + force + option + link + " 2>&1"));
+      EXPECT_EQ(r.status, 2) << option << force << r.out;
+      EXPECT_THAT(r.out, HasSubstr("is a symbolic link")) << option << force;
+    }
+    Outcome kept = run_shell(
+        watch_command("gb10.json", "--count 1 --interval 50ms --quiet " + option + old + " 2>&1"));
+    EXPECT_EQ(kept.status, 2) << option << kept.out;
+    EXPECT_THAT(kept.out, HasSubstr("already exists; pass --force to replace it")) << option;
+    EXPECT_EQ(read_text(old).value_or(""), "an earlier watch\n") << option;
+  }
+  EXPECT_EQ(read_text(victim).value_or(""), "precious\n");
+  Outcome forced = run_shell(watch_command(
+      "gb10.json", "--count 1 --interval 50ms --quiet --force --log " + old + " 2>&1"));
+  ASSERT_EQ(forced.status, 0) << forced.out;
+  EXPECT_EQ(log_records(old).size(), 2u);
 }
 
 TEST(WatchCli, DurationEndsTheWatch) {
