@@ -36,8 +36,9 @@ std::vector<std::pair<uint32_t, std::string_view>> numbered_lines(std::string_vi
   return out;
 }
 
-// A '#' comment outside quotes, removed.
-std::string_view without_comment(std::string_view line) {
+// The first position outside '...' and "..." where `at(line, i)` holds; npos when none.
+template <class Pred>
+size_t find_unquoted(std::string_view line, Pred at) {
   char quote = 0;
   for (size_t i = 0; i < line.size(); ++i) {
     char c = line[i];
@@ -45,10 +46,21 @@ std::string_view without_comment(std::string_view line) {
       if (c == quote) quote = 0;
       continue;
     }
-    if (c == '"' || c == '\'') quote = c;
-    if (c == '#' && (i == 0 || line[i - 1] == ' ' || line[i - 1] == '\t')) return line.substr(0, i);
+    if (c == '"' || c == '\'') {
+      quote = c;
+      continue;
+    }
+    if (at(line, i)) return i;
   }
-  return line;
+  return std::string_view::npos;
+}
+
+// A '#' comment outside quotes, removed.
+std::string_view without_comment(std::string_view line) {
+  size_t hash = find_unquoted(line, [](std::string_view l, size_t i) {
+    return l[i] == '#' && (i == 0 || l[i - 1] == ' ' || l[i - 1] == '\t');
+  });
+  return hash == std::string_view::npos ? line : line.substr(0, hash);
 }
 
 std::string unquote(std::string_view s) {
@@ -346,20 +358,9 @@ std::vector<ConfigValue> parse_yaml(std::string_view text) {
       indent += 2;
     }
     if (line.empty()) continue;
-    size_t colon = std::string_view::npos;
-    char quote = 0;
-    for (size_t i = 0; i < line.size(); ++i) {
-      char c = line[i];
-      if (quote) {
-        if (c == quote) quote = 0;
-        continue;
-      }
-      if (c == '"' || c == '\'') quote = c;
-      if (c == ':' && (i + 1 == line.size() || line[i + 1] == ' ')) {
-        colon = i;
-        break;
-      }
-    }
+    const size_t colon = find_unquoted(line, [](std::string_view l, size_t i) {
+      return l[i] == ':' && (i + 1 == l.size() || l[i + 1] == ' ');
+    });
     if (colon == std::string_view::npos) {
       out.push_back(ConfigValue{key_of(""), unquote(line), n});
       continue;
