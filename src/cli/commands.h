@@ -27,6 +27,7 @@ std::function<int()> add_bw_command(CLI::App& app);
 std::function<int()> add_watch_command(CLI::App& app);
 std::function<int()> add_run_command(CLI::App& app);
 std::function<int()> add_report_command(CLI::App& app);
+std::function<int()> add_lint_command(CLI::App& app);
 
 // Prints one line to stderr when an earlier run's journal was never restored (tune's
 // unrestored_journal_notice), looking under the chosen subcommand's --root when it has one.

@@ -64,6 +64,7 @@ int main(int argc, char** argv) {
     auto watch = add_watch_command(app);
     auto run = add_run_command(app);
     auto report = add_report_command(app);
+    auto lint = add_lint_command(app);
     // CLI11 would answer "A subcommand is required" to a misspelt command.
     std::string names;
     bool known = false;
@@ -98,6 +99,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("watch")) return watch();
     if (app.got_subcommand("run")) return run();
     if (app.got_subcommand("report")) return report();
+    if (app.got_subcommand("lint")) return lint();
     return kExitUsage;
   } catch (const std::exception& e) {
     std::cerr << "sparkdoc: internal error: " << e.what() << "\n";
