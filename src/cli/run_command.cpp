@@ -1,5 +1,6 @@
 // `sparkdoc run [options] -- CMD ARGS...`: preflight (check's pipeline, judged against the
-// environment the command will get), then run (src/run) and a summary of its log (runreport).
+// environment the command will get, judged by run/preflight.h), then run (src/run) and a summary
+// of its log (facts/run_summary.h, rendered by report/run_summary.h).
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -10,17 +11,16 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "capture/capture.h"
-#include "checks/finding.h"
 #include "cli/capture_flags.h"
 #include "cli/commands.h"
 #include "core/strings.h"
 #include "core/units.h"
-#include "report/report.h"
+#include "facts/run_summary.h"
+#include "report/run_summary.h"
 #include "run/environment.h"
+#include "run/preflight.h"
 #include "run/process.h"
 #include "run/runner.h"
-#include "runreport/summary.h"
 #include "tune/tunables.h"
 
 namespace sparkdoc::cli {
@@ -77,34 +77,7 @@ std::optional<std::string> preflight(const RunFlags& flags, const run::EnvPlan& 
   CaptureOptions options = flags.capture.options();
   options.envp = envp.data();
   Snapshot snapshot = capture_live(std::move(options), "run");
-  Workload workload;
-  workload.command = join(flags.command, " ");
-  report::CheckReport rep = report::make_report(snapshot, workload, {}, "live");
-  auto readiness = report::readiness(rep.findings, false);
-  size_t fails = 0;
-  size_t warns = 0;
-  for (const auto& f : rep.findings) {
-    if (f.verdict == checks::Verdict::kFail) {
-      ++fails;
-      std::cerr << fmt::format("{} {}: {}\n", f.id, checks::verdict_word(f.verdict), f.detail);
-    }
-    if (f.verdict == checks::Verdict::kWarn) ++warns;
-  }
-  std::string verdict(report::readiness_key(readiness));
-  if (readiness == report::Readiness::kBlocked) {
-    if (!flags.force) {
-      std::cerr << fmt::format(
-          "sparkdoc run: preflight blocked the run ({} FAIL above; `sparkdoc check` shows every "
-          "line); fix them, or pass --force to run anyway. Nothing was started.\n",
-          fails);
-      return std::nullopt;
-    }
-    std::cerr << fmt::format("sparkdoc run: preflight: {} FAIL; running anyway (--force)\n", fails);
-    return verdict + " (--force)";
-  }
-  std::cerr << fmt::format(
-      "sparkdoc run: preflight: {} ({} warnings; `sparkdoc check` shows them)\n", verdict, warns);
-  return verdict;
+  return run::judge_preflight(snapshot, flags.command, flags.force, std::cerr);
 }
 
 int run_run(const RunFlags& flags, const CLI::App* app) {
@@ -192,14 +165,14 @@ int run_run(const RunFlags& flags, const CLI::App* app) {
     std::cerr << "sparkdoc run: " << outcome.error().message << "\n";
     return kExitBlocked;
   }
-  runreport::Summary summary = runreport::summarize(outcome->log);
+  facts::RunSummary summary = facts::summarize_run(outcome->log);
   if (flags.json) {
-    nlohmann::json j = runreport::render_summary_json(summary);
+    nlohmann::json j = report::render_run_summary_json(summary);
     j["log_dir"] = outcome->log_dir;
     j["exit_status"] = outcome->exit_status;
     std::cout << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else if (outcome->started) {
-    std::cerr << runreport::render_summary_text(summary);
+    std::cerr << report::render_run_summary_text(summary);
     std::cerr << fmt::format("  {:<12} {}/ (sparkdoc report {} -o run.html)\n", "log",
                              outcome->log_dir, outcome->log_dir);
   }

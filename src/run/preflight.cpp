@@ -1,0 +1,46 @@
+#include "run/preflight.h"
+
+#include <fmt/format.h>
+
+#include <ostream>
+
+#include "checks/finding.h"
+#include "core/strings.h"
+#include "report/report.h"
+
+namespace sparkdoc::run {
+
+std::optional<std::string> judge_preflight(const Snapshot& snapshot,
+                                           const std::vector<std::string>& command, bool force,
+                                           std::ostream& say) {
+  Workload workload;
+  workload.command = join(command, " ");
+  report::CheckReport rep = report::make_report(snapshot, workload, {}, "live");
+  auto readiness = report::readiness(rep.findings, false);
+  size_t fails = 0;
+  size_t warns = 0;
+  for (const auto& f : rep.findings) {
+    if (f.verdict == checks::Verdict::kFail) {
+      ++fails;
+      say << fmt::format("{} {}: {}\n", f.id, checks::verdict_word(f.verdict), f.detail);
+    }
+    if (f.verdict == checks::Verdict::kWarn) ++warns;
+  }
+  std::string verdict(report::readiness_key(readiness));
+  if (readiness == report::Readiness::kBlocked) {
+    if (!force) {
+      say << fmt::format(
+          "sparkdoc run: preflight blocked the run ({} FAIL above; `sparkdoc check` shows every "
+          "line); fix them, or pass --force to run anyway. Nothing was started.\n",
+          fails);
+      return std::nullopt;
+    }
+    say << fmt::format("sparkdoc run: preflight: {} FAIL; running anyway (--force)\n", fails);
+    return verdict + " (--force)";
+  }
+  say << fmt::format("sparkdoc run: preflight: {} ({} warnings; `sparkdoc check` shows them)\n",
+                     verdict, warns);
+  return verdict;
+}
+
+}  // namespace sparkdoc::run
