@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "core/time.h"
+#include "facts/memory.h"
 #include "facts/throttle.h"
 
 namespace sparkdoc::facts {
@@ -176,7 +177,8 @@ void summarize_memory(const RunLog& log, RunSummary& out) {
                std::optional<uint64_t>(*m.total_bytes - *m.available_bytes));
     }
     keep_min(out.min_available_bytes, m.available_bytes);
-    keep_max(out.peak_page_cache_bytes, m.cached_bytes);
+    keep_max(out.peak_page_cache_bytes,
+             page_cache_bytes(m.cached_bytes, m.buffers_bytes, m.shmem_bytes));
     keep_max(out.peak_swap_used_bytes, m.swap_used_bytes);
     keep_max(out.max_psi_some_avg10, m.psi_some_avg10);
     keep_max(out.max_psi_full_avg10, m.psi_full_avg10);

@@ -9,7 +9,8 @@
 //  - GPU memory of a sample: the sum of the GPUs' mem_used_bytes when any GPU reports it, else
 //    the sum of the GPU processes' used_bytes (GB10 has no framebuffer figure; its processes
 //    still report what they hold).
-//  - Host memory used: total_bytes - available_bytes.
+//  - Host memory used: total_bytes - available_bytes. Page cache: Cached + Buffers - Shmem
+//    (facts::page_cache_bytes; a log without Buffers or Shmem counts them as 0).
 //  - Time power-capped: from the cumulative clock-event counters (GB10 reads the instantaneous
 //    reasons as 0x0 while capped, so deltas tell the truth): per step between two samples
 //    that carry counters, the largest increase of a counter that facts/throttle.h counts as

@@ -11,6 +11,7 @@
 
 #include "core/strings.h"
 #include "core/units.h"
+#include "facts/memory.h"
 #include "report/run_summary.h"
 
 namespace sparkdoc::report {
@@ -559,8 +560,10 @@ std::string render_run_page(const RunLog& log, const facts::RunSummary& s,
     c.series.push_back(
         host_series(log, origin, "available", kPalette[0],
                     [](const HostMemorySample& m) { return gb(m.available_bytes); }));
-    c.series.push_back(host_series(log, origin, "page cache", kPalette[3],
-                                   [](const HostMemorySample& m) { return gb(m.cached_bytes); }));
+    c.series.push_back(
+        host_series(log, origin, "page cache", kPalette[3], [](const HostMemorySample& m) {
+          return gb(facts::page_cache_bytes(m.cached_bytes, m.buffers_bytes, m.shmem_bytes));
+        }));
     c.series.push_back(host_series(log, origin, "anonymous", kPalette[4],
                                    [](const HostMemorySample& m) { return gb(m.anon_bytes); }));
     c.series.push_back(

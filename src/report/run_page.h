@@ -4,7 +4,7 @@
 //
 // Charts over elapsed time: GPU power (with the power limit; on a DGX Spark, whose GB10 reports
 // none, the ~100 W sustained cap of 002 G4), GPU temperature, SM clock, host memory (available,
-// page cache, anonymous, swap), GPU memory per process
+// page cache as facts::page_cache_bytes counts it, anonymous, swap), GPU memory per process
 // (with the device total when the GPU reports one) and, when the log has them, memory pressure
 // (PSI). Every chart
 // carries the log's events as vertical markers (warn red, info blue; hover for the message);

@@ -8,6 +8,7 @@
 #include "core/strings.h"
 #include "core/time.h"
 #include "core/units.h"
+#include "facts/memory.h"
 #include "model/clock_events.h"
 
 namespace sparkdoc::report {
@@ -36,7 +37,11 @@ std::string memory_figures(const runlog::HostMemorySample& m) {
   } else {
     out = "memory not read";
   }
-  if (m.cached_bytes) out += "  cache " + format_gb(*m.cached_bytes);
+  // The page cache as the detectors and the run summary count it, so the figure on screen is
+  // the one page_cache_growth judges.
+  if (auto cache = facts::page_cache_bytes(m.cached_bytes, m.buffers_bytes, m.shmem_bytes)) {
+    out += "  cache " + format_gb(*cache);
+  }
   if (m.swap_used_bytes && *m.swap_used_bytes > 0) out += "  swap " + format_gb(*m.swap_used_bytes);
   if (m.psi_some_avg10) out += fmt::format("  PSI some {:.1f}%", *m.psi_some_avg10);
   if (m.psi_full_avg10) out += fmt::format(" full {:.1f}%", *m.psi_full_avg10);

@@ -12,6 +12,7 @@
 
 #include "core/strings.h"
 #include "core/units.h"
+#include "facts/memory.h"
 #include "facts/throttle.h"
 #include "model/clock_events.h"
 #include "model/gpu.h"
@@ -407,7 +408,9 @@ struct Detectors::State {
 
   void memory(const Sample& s, std::vector<Event>& out) {
     const runlog::HostMemorySample& m = s.mem;
-    host.push_back(HostPoint{s.ts, m.available_bytes, m.cached_bytes, gpu_bytes(s)});
+    host.push_back(HostPoint{
+        s.ts, m.available_bytes,
+        facts::page_cache_bytes(m.cached_bytes, m.buffers_bytes, m.shmem_bytes), gpu_bytes(s)});
     trim_history(host, s.ts, std::max(config.cache_window_s, config.falling_window_s));
     if (!m.total_bytes || *m.total_bytes == 0) return;
     memory_pressure(s, static_cast<double>(*m.total_bytes), out);
@@ -469,12 +472,13 @@ struct Detectors::State {
   void page_cache_growth(const Sample& s, double total, std::vector<Event>& out) {
     const DetectorConfig& c = config;
     const runlog::HostMemorySample& m = s.mem;
+    const std::optional<uint64_t> cache_now = host.back().cached;
     bool growing = false;
     double grew = 0;
     std::string load;
-    if (m.cached_bytes) {
+    if (cache_now) {
       // Lowest cache and GPU memory, highest MemAvailable, over the window.
-      uint64_t lowest_cache = *m.cached_bytes;
+      uint64_t lowest_cache = *cache_now;
       std::optional<uint64_t> lowest_gpu;
       uint64_t highest_available = m.available_bytes.value_or(0);
       for (const HostPoint& p : host) {
@@ -483,7 +487,7 @@ struct Detectors::State {
         if (p.gpu_bytes && (!lowest_gpu || *p.gpu_bytes < *lowest_gpu)) lowest_gpu = p.gpu_bytes;
         if (p.available) highest_available = std::max(highest_available, *p.available);
       }
-      grew = static_cast<double>(*m.cached_bytes - lowest_cache);
+      grew = static_cast<double>(*cache_now - lowest_cache);
       std::optional<uint64_t> gpu_now = host.back().gpu_bytes;
       double gpu_grew = gpu_now && lowest_gpu ? static_cast<double>(*gpu_now - *lowest_gpu) : 0;
       double available_fell =
@@ -501,7 +505,7 @@ struct Detectors::State {
           s, runlog::kPageCacheGrowth,
           c.unified_memory ? EventSeverity::kWarn : EventSeverity::kInfo, std::nullopt,
           fmt::format("The page cache grew {:.1f} GB within {:.0f} s (now {:.1f} GB) while {}. {}",
-                      gb(grew), c.cache_window_s, gb(static_cast<double>(*m.cached_bytes)), load,
+                      gb(grew), c.cache_window_s, gb(static_cast<double>(*cache_now)), load,
                       c.unified_memory
                           ? "On unified memory the cache of the files being read competes with "
                             "the GPU's allocations (G3): drop it during the load (sparkdoc run "

@@ -27,7 +27,8 @@
 //       below min(16 GiB, MemTotal/8) (community alerts warn below 16-24 GiB; driver
 //       allocations fail before MemAvailable reaches 0); info: MemAvailable fell by >= 10 % of
 //       MemTotal within 30 s and is below half of it.
-//   page_cache_growth (warn on unified memory, info elsewhere)  the page cache grew by
+//   page_cache_growth (warn on unified memory, info elsewhere)  the page cache (Cached +
+//       Buffers - Shmem, facts::page_cache_bytes: shmem is no cache that dropping frees) grew by
 //       >= max(2 GiB, 3 % of MemTotal) within 60 s during a load: GPU memory grew >= 1 GiB,
 //       or MemAvailable fell >= 3 % of MemTotal, in the same window (G3: on DGX Spark the cache
 //       of the checkpoint being read competes with the model's allocations).

@@ -61,6 +61,18 @@ TEST(Summary, PeaksOfTheSmallLog) {
   EXPECT_THAT(s.notes[0], HasSubstr("unfinished line"));
 }
 
+// The page-cache peak is Cached + Buffers - Shmem (facts::page_cache_bytes); a log written
+// before Buffers and Shmem were recorded counts them as 0, and gives the peak it gave.
+TEST(Summary, PageCachePeakIsCachedPlusBuffersMinusShmem) {
+  RunLog log = runlog::parse_log(
+      R"({"type":"sample","ts":0,"mem":{"cached_bytes":10000000000,"buffers_bytes":500000000,)"
+      R"("shmem_bytes":4000000000}})"
+      "\n"
+      R"({"type":"sample","ts":1,"mem":{"cached_bytes":9000000000}})"
+      "\n");
+  EXPECT_EQ(summarize_run(log).peak_page_cache_bytes, 9000000000u);
+}
+
 TEST(Summary, ReasonBitsWhenThereAreNoCounters) {
   RunLog log = runlog::parse_log(
       "{\"type\":\"sample\",\"ts\":0,\"gpus\":[{\"index\":0,\"clock_event_reasons\":4}]}\n"

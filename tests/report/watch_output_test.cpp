@@ -157,6 +157,14 @@ TEST(View, PlainLineHasTheFigures) {
             "5.2 GB  PSI some 1.2%");
 }
 
+// The cache on screen is the one page_cache_growth judges: Cached + Buffers - Shmem.
+TEST(View, CacheIsCountedAsTheDetectorsCountIt) {
+  Sample s = gb10_sample();
+  s.mem.buffers_bytes = 800000000;
+  s.mem.shmem_bytes = 1022400000;
+  EXPECT_THAT(render_line(s), HasSubstr("cache 5.0 GB"));
+}
+
 TEST(View, BlockFitsTheTerminal) {
   ViewContext context{3, "run.jsonl", ""};
   auto block = render_block(gb10_header(), gb10_sample(), {}, context, 60);

@@ -282,6 +282,25 @@ TEST(PageCacheGrowth, GrowthWithoutALoadIsNotFlagged) {
   EXPECT_TRUE(detect(DetectorConfig{}, samples).empty());
 }
 
+// The page cache is Cached + Buffers - Shmem (facts::page_cache_bytes): a tmpfs or /dev/shm
+// filling up grows Cached and Shmem alike and is no cache that dropping frees; Buffers are.
+TEST(PageCacheGrowth, CountsCachedPlusBuffersMinusShmem) {
+  auto loading = [](uint64_t cached_step, uint64_t buffers_step, uint64_t shmem_step) {
+    std::vector<Sample> samples;
+    for (uint64_t i = 0; i < 5; ++i) {
+      Sample s = memory(5.0 * static_cast<double>(i), 100.0 - 4.0 * static_cast<double>(i));
+      s.mem.cached_bytes = (5 + cached_step * i) * kGB;
+      s.mem.buffers_bytes = buffers_step * i * kGB;
+      s.mem.shmem_bytes = shmem_step * i * kGB;
+      samples.push_back(s);
+    }
+    return kinds(detect(DetectorConfig{}, samples));
+  };
+  EXPECT_EQ(loading(3, 0, 0), std::vector<std::string>{"page_cache_growth"});
+  EXPECT_EQ(loading(0, 3, 0), std::vector<std::string>{"page_cache_growth"}) << "Buffers";
+  EXPECT_TRUE(loading(3, 0, 3).empty()) << "Shmem grew with Cached";
+}
+
 TEST(DetectorConfig, FromTheHeader) {
   runlog::LogHeader h;
   h.platform = "dgx-spark";
