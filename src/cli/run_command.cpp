@@ -1,6 +1,6 @@
-// `sparkdoc run [options] -- CMD ARGS...`: preflight (check's pipeline, judged against the
-// environment the command will get, judged by run/preflight.h), then run (src/run) and a summary
-// of its log (facts/run_summary.h, rendered by report/run_summary.h).
+// `sparkdoc run [options] -- CMD ARGS...`: preflight (check's pipeline on a snapshot taken with
+// the environment the command will get, judged by report/preflight.h), then run (src/run) and a
+// summary of its log (facts/run_summary.h, rendered by report/run_summary.h).
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -16,9 +16,9 @@
 #include "core/strings.h"
 #include "core/units.h"
 #include "facts/run_summary.h"
+#include "report/preflight.h"
 #include "report/run_summary.h"
 #include "run/environment.h"
-#include "run/preflight.h"
 #include "run/process.h"
 #include "run/runner.h"
 #include "tune/tunables.h"
@@ -77,7 +77,7 @@ std::optional<std::string> preflight(const RunFlags& flags, const run::EnvPlan& 
   CaptureOptions options = flags.capture.options();
   options.envp = envp.data();
   Snapshot snapshot = capture_live(std::move(options), "run");
-  return run::judge_preflight(snapshot, flags.command, flags.force, std::cerr);
+  return report::judge_preflight(snapshot, flags.command, flags.force, std::cerr);
 }
 
 int run_run(const RunFlags& flags, const CLI::App* app) {

@@ -1,4 +1,4 @@
-#include "run/preflight.h"
+#include "report/preflight.h"
 
 #include <fmt/format.h>
 
@@ -8,15 +8,15 @@
 #include "core/strings.h"
 #include "report/report.h"
 
-namespace sparkdoc::run {
+namespace sparkdoc::report {
 
 std::optional<std::string> judge_preflight(const Snapshot& snapshot,
                                            const std::vector<std::string>& command, bool force,
                                            std::ostream& say) {
   Workload workload;
   workload.command = join(command, " ");
-  report::CheckReport rep = report::make_report(snapshot, workload, {}, "live");
-  auto readiness = report::readiness(rep.findings, false);
+  CheckReport rep = make_report(snapshot, workload, {}, "live");
+  Readiness ready = readiness(rep.findings, false);
   size_t fails = 0;
   size_t warns = 0;
   for (const auto& f : rep.findings) {
@@ -26,8 +26,8 @@ std::optional<std::string> judge_preflight(const Snapshot& snapshot,
     }
     if (f.verdict == checks::Verdict::kWarn) ++warns;
   }
-  std::string verdict(report::readiness_key(readiness));
-  if (readiness == report::Readiness::kBlocked) {
+  std::string verdict(readiness_key(ready));
+  if (ready == Readiness::kBlocked) {
     if (!force) {
       say << fmt::format(
           "sparkdoc run: preflight blocked the run ({} FAIL above; `sparkdoc check` shows every "
@@ -43,4 +43,4 @@ std::optional<std::string> judge_preflight(const Snapshot& snapshot,
   return verdict;
 }
 
-}  // namespace sparkdoc::run
+}  // namespace sparkdoc::report

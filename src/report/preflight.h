@@ -10,7 +10,7 @@
 
 #include "model/snapshot.h"
 
-namespace sparkdoc::run {
+namespace sparkdoc::report {
 
 // The verdict for the run log ("ready", "ready-with-warnings", "blocked (--force)"), or nullopt
 // when the run must stop. Each FAIL line and the outcome go to `say`, one line each
@@ -19,4 +19,4 @@ std::optional<std::string> judge_preflight(const Snapshot& snapshot,
                                            const std::vector<std::string>& command, bool force,
                                            std::ostream& say);
 
-}  // namespace sparkdoc::run
+}  // namespace sparkdoc::report
