@@ -1,4 +1,4 @@
-#include "runreport/html.h"
+#include "report/run_page.h"
 
 #include <fmt/format.h>
 
@@ -11,9 +11,15 @@
 
 #include "core/strings.h"
 #include "core/units.h"
+#include "facts/memory.h"
+#include "report/run_summary.h"
 
-namespace sparkdoc::runreport {
+namespace sparkdoc::report {
 namespace {
+
+using runlog::GpuSample;
+using runlog::HostMemorySample;
+using runlog::RunLog;
 
 // Chart geometry, in SVG user units.
 constexpr double kWidth = 960;
@@ -284,9 +290,15 @@ std::optional<double> gb(const std::optional<uint64_t>& bytes) {
   return gb(*bytes);
 }
 
+template <class T>
+std::optional<double> as_double(const std::optional<T>& value) {
+  if (!value) return std::nullopt;
+  return static_cast<double>(*value);
+}
+
 // The GPU indexes of the log, from the header and the samples.
-std::vector<int> gpu_indexes(const RunLog& log) {
-  std::set<int> seen;
+std::vector<unsigned> gpu_indexes(const RunLog& log) {
+  std::set<unsigned> seen;
   if (log.header) {
     for (const auto& g : log.header->gpus) seen.insert(g.index);
   }
@@ -296,7 +308,7 @@ std::vector<int> gpu_indexes(const RunLog& log) {
   return {seen.begin(), seen.end()};
 }
 
-const GpuSample* find_gpu(const Sample& s, int index) {
+const GpuSample* find_gpu(const runlog::Sample& s, unsigned index) {
   for (const auto& g : s.gpus) {
     if (g.index == index) return &g;
   }
@@ -307,7 +319,7 @@ const GpuSample* find_gpu(const Sample& s, int index) {
 std::vector<Series> per_gpu(const RunLog& log, double origin,
                             std::optional<double> (*value)(const GpuSample&)) {
   std::vector<Series> out;
-  std::vector<int> indexes = gpu_indexes(log);
+  std::vector<unsigned> indexes = gpu_indexes(log);
   for (size_t i = 0; i < indexes.size(); ++i) {
     Series s;
     s.label = fmt::format("GPU {}", indexes[i]);
@@ -322,7 +334,7 @@ std::vector<Series> per_gpu(const RunLog& log, double origin,
 }
 
 Series host_series(const RunLog& log, double origin, std::string label, const char* color,
-                   std::optional<double> (*value)(const MemSample&)) {
+                   std::optional<double> (*value)(const HostMemorySample&)) {
   Series s;
   s.label = std::move(label);
   s.color = color;
@@ -338,20 +350,20 @@ Chart process_chart(const RunLog& log, double origin) {
   c.title = "GPU memory per process";
   c.unit = "GB";
   // Processes by (pid, name), largest peak first.
-  std::map<std::pair<int64_t, std::string>, uint64_t> peaks;
+  std::map<std::pair<uint32_t, std::string>, uint64_t> peaks;
   for (const auto& s : log.samples) {
     for (const auto& g : s.gpus) {
       if (!g.processes) continue;
       for (const auto& p : *g.processes) {
         if (p.used_bytes) {
-          auto& peak = peaks[{p.pid, p.name}];
+          auto& peak = peaks[{p.pid, p.name.value_or("")}];
           peak = std::max(peak, *p.used_bytes);
         }
       }
     }
   }
-  std::vector<std::pair<std::pair<int64_t, std::string>, uint64_t>> order(peaks.begin(),
-                                                                          peaks.end());
+  std::vector<std::pair<std::pair<uint32_t, std::string>, uint64_t>> order(peaks.begin(),
+                                                                           peaks.end());
   std::stable_sort(order.begin(), order.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
   bool any_device = false;
@@ -388,7 +400,7 @@ Chart process_chart(const RunLog& log, double origin) {
       for (const auto& g : s.gpus) {
         if (!g.processes) continue;
         for (const auto& p : *g.processes) {
-          if (p.pid == key.first && p.name == key.second && p.used_bytes) {
+          if (p.pid == key.first && p.name.value_or("") == key.second && p.used_bytes) {
             used = used.value_or(0) + *p.used_bytes;
           }
         }
@@ -487,7 +499,8 @@ std::string html_escape(std::string_view text) {
   return out;
 }
 
-std::string render_html(const RunLog& log, const Summary& s, const HtmlOptions& options) {
+std::string render_run_page(const RunLog& log, const facts::RunSummary& s,
+                            const RunPageOptions& options) {
   const double origin = s.origin_ts;
   XRange xr;
   xr.hi = s.duration_s.value_or(0);
@@ -505,7 +518,7 @@ std::string render_html(const RunLog& log, const Summary& s, const HtmlOptions& 
   for (const auto& e : log.events) {
     std::string gpu = e.gpu ? fmt::format(" GPU {}", *e.gpu) : "";
     events.push_back(
-        Marker{e.ts - origin, e.severity == "warn" ? "warn" : "info",
+        Marker{e.ts - origin, std::string(runlog::severity_name(e.severity)),
                fmt::format("{} {}{}: {}", format_elapsed(e.ts - origin), e.kind, gpu, e.message)});
   }
 
@@ -536,22 +549,26 @@ std::string render_html(const RunLog& log, const Summary& s, const HtmlOptions& 
     charts.push_back(std::move(c));
   }
   charts.push_back(gpu_chart("temperature", "GPU temperature", "\u00b0C", false,
-                             [](const GpuSample& g) { return g.temp_c; }));
+                             [](const GpuSample& g) { return as_double(g.temp_c); }));
   charts.push_back(gpu_chart("sm-clock", "SM clock", "MHz", true,
-                             [](const GpuSample& g) { return g.sm_clock_mhz; }));
+                             [](const GpuSample& g) { return as_double(g.sm_clock_mhz); }));
   {
     Chart c;
     c.id = "host-memory";
     c.title = "Host memory: available and page cache";
     c.unit = "GB";
-    c.series.push_back(host_series(log, origin, "available", kPalette[0],
-                                   [](const MemSample& m) { return gb(m.available_bytes); }));
-    c.series.push_back(host_series(log, origin, "page cache", kPalette[3],
-                                   [](const MemSample& m) { return gb(m.cached_bytes); }));
+    c.series.push_back(
+        host_series(log, origin, "available", kPalette[0],
+                    [](const HostMemorySample& m) { return gb(m.available_bytes); }));
+    c.series.push_back(
+        host_series(log, origin, "page cache", kPalette[3], [](const HostMemorySample& m) {
+          return gb(facts::page_cache_bytes(m.cached_bytes, m.buffers_bytes, m.shmem_bytes));
+        }));
     c.series.push_back(host_series(log, origin, "anonymous", kPalette[4],
-                                   [](const MemSample& m) { return gb(m.anon_bytes); }));
-    c.series.push_back(host_series(log, origin, "swap used", kPalette[5],
-                                   [](const MemSample& m) { return gb(m.swap_used_bytes); }));
+                                   [](const HostMemorySample& m) { return gb(m.anon_bytes); }));
+    c.series.push_back(
+        host_series(log, origin, "swap used", kPalette[5],
+                    [](const HostMemorySample& m) { return gb(m.swap_used_bytes); }));
     std::erase_if(c.series, [](const Series& x) { return !x.any(); });
     if (s.host_total_bytes) {
       c.reference = std::make_pair(gb(*s.host_total_bytes),
@@ -572,9 +589,9 @@ std::string render_html(const RunLog& log, const Summary& s, const HtmlOptions& 
     c.title = "Memory pressure (PSI, share of time stalled over 10 s)";
     c.unit = "%";
     c.series.push_back(host_series(log, origin, "some", kPalette[3],
-                                   [](const MemSample& m) { return m.psi_some_avg10; }));
+                                   [](const HostMemorySample& m) { return m.psi_some_avg10; }));
     c.series.push_back(host_series(log, origin, "full", kPalette[1],
-                                   [](const MemSample& m) { return m.psi_full_avg10; }));
+                                   [](const HostMemorySample& m) { return m.psi_full_avg10; }));
     if (c.series[0].any() || c.series[1].any()) charts.push_back(std::move(c));
   }
 
@@ -620,12 +637,12 @@ std::string render_html(const RunLog& log, const Summary& s, const HtmlOptions& 
   } else if (!s.platform.empty()) {
     out += row("platform", s.platform);
   }
-  if (log.header && !log.header->driver_version.empty()) {
-    out += row("driver", log.header->driver_version);
+  if (log.header && log.header->driver_version && !log.header->driver_version->empty()) {
+    out += row("driver", *log.header->driver_version);
   }
   if (log.header) {
     for (const auto& g : log.header->gpus) {
-      std::string text = g.name.empty() ? "?" : g.name;
+      std::string text = g.name && !g.name->empty() ? *g.name : "?";
       if (g.power_limit_w) text += fmt::format(", power limit {:.0f} W", *g.power_limit_w);
       out += row(fmt::format("GPU {}", g.index), text);
     }
@@ -673,9 +690,9 @@ std::string render_html(const RunLog& log, const Summary& s, const HtmlOptions& 
     for (const auto& e : log.events) {
       out += fmt::format(
           "<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-          e.severity == "warn" ? "warn" : "info", format_elapsed(e.ts - origin),
-          html_escape(e.severity), html_escape(e.kind), e.gpu ? std::to_string(*e.gpu) : "",
-          html_escape(e.message));
+          runlog::severity_name(e.severity), format_elapsed(e.ts - origin),
+          runlog::severity_name(e.severity), html_escape(e.kind),
+          e.gpu ? std::to_string(*e.gpu) : "", html_escape(e.message));
     }
     out += "</table>\n";
   }
@@ -700,4 +717,4 @@ std::string render_html(const RunLog& log, const Summary& s, const HtmlOptions& 
   return out;
 }
 
-}  // namespace sparkdoc::runreport
+}  // namespace sparkdoc::report

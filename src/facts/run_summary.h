@@ -1,43 +1,45 @@
 // What a run log says in a few numbers: duration, peak GPU and host memory, time power-capped
 // or slowed, events. `sparkdoc run` prints it when the command ends; `sparkdoc report` prints it
-// without -o and puts it at the top of the HTML page. Pure functions of the log.
+// without -o and puts it at the top of the HTML page (the renderings are report/run_summary.h
+// and report/run_page.h). Pure functions of the log.
 //
 // Rules:
-//  - Elapsed time counts from run_start, else from the first sample.
+//  - Elapsed time counts from run_start, else from the first sample, else from the header's
+//    start.
 //  - GPU memory of a sample: the sum of the GPUs' mem_used_bytes when any GPU reports it, else
 //    the sum of the GPU processes' used_bytes (GB10 has no framebuffer figure; its processes
 //    still report what they hold).
-//  - Host memory used: total_bytes - available_bytes.
+//  - Host memory used: total_bytes - available_bytes. Page cache: Cached + Buffers - Shmem
+//    (facts::page_cache_bytes; a log without Buffers or Shmem counts them as 0).
 //  - Time power-capped: from the cumulative clock-event counters (GB10 reads the instantaneous
-//    reasons as 0x0 while capped, so deltas tell the truth): per interval between two samples,
-//    the largest increase of a counter whose name contains "power", at most the interval. Time
-//    slowed: the same for counters named "thermal" or "hw_slowdown". Without counters, the
-//    intervals that start with a power (SW Power Cap, HW Power Brake) or thermal/slowdown
-//    (SW/HW Thermal, HW Slowdown) reason bit set. A counter that goes down (driver reload)
-//    counts nothing for that interval. Over several GPUs the largest total is reported.
+//    reasons as 0x0 while capped, so deltas tell the truth): per step between two samples
+//    that carry counters, the largest increase of a counter that facts/throttle.h counts as
+//    power capping, at most the step. Time slowed: the same for its slowdown counters. Without
+//    counters, the intervals that start with a power-cap or a slowdown reason bit set. A
+//    counter that goes down (driver reload) counts nothing for that step. Over several GPUs
+//    the largest total is reported.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <map>
-#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "runreport/log.h"
+#include "model/runlog.h"
 
-namespace sparkdoc::runreport {
+namespace sparkdoc::facts {
 
 struct ProcessPeak {
-  int64_t pid = 0;
-  std::string name;
+  uint32_t pid = 0;
+  std::string name;  // empty when the log has none
   uint64_t peak_bytes = 0;
   bool operator==(const ProcessPeak&) const = default;
 };
 
 struct GpuSummary {
-  int index = 0;
+  unsigned index = 0;
   std::string name;
   std::optional<double> power_limit_w;
   std::optional<double> max_power_w;
@@ -51,10 +53,10 @@ struct GpuSummary {
   bool operator==(const GpuSummary&) const = default;
 };
 
-struct Summary {
+struct RunSummary {
   std::string host;
   std::string platform;
-  std::string started;
+  std::string started;  // ISO 8601 UTC: run_start's time, else the header's
   std::vector<std::string> argv;
   double origin_ts = 0;  // elapsed time counts from here
   std::optional<double> duration_s;
@@ -80,31 +82,23 @@ struct Summary {
 
   std::map<std::string, size_t> events_by_kind;
   size_t warn_events = 0;
-  std::vector<Event> events;
+  std::vector<runlog::Event> events;
 
   size_t cache_drops = 0;
   size_t cache_drop_failures = 0;
   std::optional<std::string> load_window_end;
 
-  std::optional<RunStart> start;
-  std::optional<RunEnd> end;
+  std::optional<runlog::RunStart> start;
+  std::optional<runlog::RunEnd> end;
   std::vector<std::string> notes;  // log damage, missing telemetry
-  bool operator==(const Summary&) const = default;
+  bool operator==(const RunSummary&) const = default;
 };
 
 inline constexpr size_t kMaxProcessPeaks = 5;
 
-Summary summarize(const RunLog& log);
+RunSummary summarize_run(const runlog::RunLog& log);
 
 // GPU memory in one sample by the rule above; nullopt when it has no reading.
-std::optional<uint64_t> sample_gpu_memory(const Sample& sample);
+std::optional<uint64_t> sample_gpu_memory(const runlog::Sample& sample);
 
-// Seconds since the origin as "1:02:03" or "12:34" (mm:ss under an hour).
-std::string format_elapsed(double seconds);
-
-// Plain text, a line per fact, for a terminal. `events_shown` caps the event lines.
-std::string render_summary_text(const Summary& summary, size_t events_shown = 10);
-// Every field, for machines. Numbers in SI units (bytes, seconds, W, C, MHz); missing ones null.
-nlohmann::json render_summary_json(const Summary& summary);
-
-}  // namespace sparkdoc::runreport
+}  // namespace sparkdoc::facts

@@ -8,14 +8,19 @@
 #include <set>
 #include <string>
 
+#include "../runlog/samples.h"
 #include "core/strings.h"
-#include "samples.h"
-#include "watch/csv.h"
-#include "watch/exposition.h"
-#include "watch/view.h"
+#include "report/exposition.h"
+#include "report/watch_csv.h"
+#include "report/watch_view.h"
 
-namespace sparkdoc::watch {
+namespace sparkdoc::report {
 namespace {
+
+using runlog::EventSeverity;
+using runlog::gb10_header;
+using runlog::gb10_sample;
+using runlog::Sample;
 
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -39,8 +44,8 @@ TEST(Csv, MatchesNvidiaSmiQueryFormat) {
 TEST(Csv, ValuesNotReadAreNA) {
   Sample s;
   s.ts = 1796000000;
-  s.gpus.push_back(GpuSample{});
-  s.gpus.push_back(GpuSample{});
+  s.gpus.push_back(runlog::GpuSample{});
+  s.gpus.push_back(runlog::GpuSample{});
   s.gpus[1].index = 1;
   s.gpus[1].power_w = 700;
   EXPECT_EQ(csv_lines(s), (std::vector<std::string>{"2026/11/30 00:53:20.000, [N/A], [N/A]",
@@ -50,9 +55,8 @@ TEST(Csv, ValuesNotReadAreNA) {
 // Every line is a comment or `name{labels} value`, and each family's HELP and TYPE come once,
 // before its series.
 void expect_valid_exposition(const std::string& text) {
-  std::regex series(
-      R"(^([a-zA-Z_:][a-zA-Z0-9_:]*))"
-      R"((\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\]|\\.)*",?)*\})? -?[0-9.e+]+$)");
+  std::regex series(R"(^([a-zA-Z_:][a-zA-Z0-9_:]*))"
+                    R"((\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\]|\\.)*",?)*\})? -?[0-9.e+]+$)");
   std::regex comment(R"(^# (HELP|TYPE) ([a-zA-Z_:][a-zA-Z0-9_:]*) .+$)");
   std::set<std::string> typed;
   std::set<std::string> seen;
@@ -76,7 +80,7 @@ void expect_valid_exposition(const std::string& text) {
 }
 
 TEST(Exposition, DcgmExporterNamesAndLabels) {
-  EventCounts events{{{"power_cap_plateau", Severity::kWarn}, 2}};
+  EventCounts events{{{"power_cap_plateau", EventSeverity::kWarn}, 2}};
   std::string text = render_exposition(gb10_header(), gb10_sample(), events, 7);
   expect_valid_exposition(text);
   const std::string labels =
@@ -131,7 +135,7 @@ TEST(Exposition, CountersKeepTheirLatestReadingBetweenReadings) {
   read.gpus[0].counters.power = 7'000'000'000ull;
   read.gpus[0].energy_mj = 123456;
   Sample between = gb10_sample();
-  between.gpus[0].counters = ClockCounters{};
+  between.gpus[0].counters = runlog::ClockCounters{};
   between.gpus[0].energy_mj.reset();
   between.gpus[0].power_w = 42.5;
   Sample shown = with_latest_counters(between, read);
@@ -153,6 +157,14 @@ TEST(View, PlainLineHasTheFigures) {
             "5.2 GB  PSI some 1.2%");
 }
 
+// The cache on screen is the one page_cache_growth judges: Cached + Buffers - Shmem.
+TEST(View, CacheIsCountedAsTheDetectorsCountIt) {
+  Sample s = gb10_sample();
+  s.mem.buffers_bytes = 800000000;
+  s.mem.shmem_bytes = 1022400000;
+  EXPECT_THAT(render_line(s), HasSubstr("cache 5.0 GB"));
+}
+
 TEST(View, BlockFitsTheTerminal) {
   ViewContext context{3, "run.jsonl", ""};
   auto block = render_block(gb10_header(), gb10_sample(), {}, context, 60);
@@ -164,9 +176,10 @@ TEST(View, BlockFitsTheTerminal) {
 }
 
 TEST(View, EventLine) {
-  Event e{1796000000, "power_cap_plateau", Severity::kWarn, 0, "GPU 0: held at 99 W", 16, {}};
+  runlog::Event e{
+      1796000000, "power_cap_plateau", EventSeverity::kWarn, 0, "GPU 0: held at 99 W", 16, {}};
   EXPECT_EQ(render_event_line(e), "00:53:20 WARN power_cap_plateau: GPU 0: held at 99 W");
 }
 
 }  // namespace
-}  // namespace sparkdoc::watch
+}  // namespace sparkdoc::report

@@ -5,12 +5,12 @@
 #include <optional>
 #include <vector>
 
-#include "watch/sample.h"
+#include "model/runlog.h"
 
-namespace sparkdoc::watch {
+namespace sparkdoc::runlog {
 
-inline Header gb10_header() {
-  Header h;
+inline LogHeader gb10_header() {
+  LogHeader h;
   h.sparkdoc_version = "0.1.0";
   h.host = "spark-01";
   h.platform = "dgx-spark";
@@ -41,4 +41,4 @@ inline Sample gb10_sample() {
   return s;
 }
 
-}  // namespace sparkdoc::watch
+}  // namespace sparkdoc::runlog

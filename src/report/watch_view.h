@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "watch/sample.h"
+#include "model/runlog.h"
 
-namespace sparkdoc::watch {
+namespace sparkdoc::report {
 
 struct ViewContext {
   size_t samples = 0;       // taken so far
@@ -19,14 +19,14 @@ struct ViewContext {
 
 // The block's lines (no newlines), each cut to `width` columns (0: no limit). `recent` are
 // the latest events, oldest first; the block shows the last few.
-std::vector<std::string> render_block(const Header& header, const Sample& sample,
-                                      const std::vector<Event>& recent, const ViewContext& context,
-                                      size_t width);
+std::vector<std::string> render_block(const runlog::LogHeader& header, const runlog::Sample& sample,
+                                      const std::vector<runlog::Event>& recent,
+                                      const ViewContext& context, size_t width);
 
 // "12:34:56 GPU0 98.7 W 71 C SM 2411 MHz 97% | avail 37.1 GB cache 5.2 GB PSI 1.2%".
-std::string render_line(const Sample& sample);
+std::string render_line(const runlog::Sample& sample);
 
 // "12:34:56 WARN power_cap_plateau: GPU 0: power has held ...".
-std::string render_event_line(const Event& event);
+std::string render_event_line(const runlog::Event& event);
 
-}  // namespace sparkdoc::watch
+}  // namespace sparkdoc::report

@@ -1,15 +1,17 @@
-#include "watch/exposition.h"
+#include "report/exposition.h"
 
 #include <fmt/format.h>
 
 #include <functional>
 #include <vector>
 
-#include "watch/detectors.h"
-#include "watch/log.h"
-
-namespace sparkdoc::watch {
+namespace sparkdoc::report {
 namespace {
+
+using runlog::ClockCounters;
+using runlog::GpuSample;
+using runlog::LogHeader;
+using runlog::Sample;
 
 using Labels = std::vector<std::pair<std::string, std::string>>;
 
@@ -121,10 +123,10 @@ const std::vector<std::pair<std::string_view, std::optional<uint64_t> ClockCount
                       {"hw_thermal", &ClockCounters::hw_thermal},
                       {"hw_power_brake", &ClockCounters::hw_power_brake}};
 
-Labels gpu_labels(const Header& header, const GpuSample& g) {
+Labels gpu_labels(const LogHeader& header, const GpuSample& g) {
   Labels labels = {{"gpu", std::to_string(g.index)}};
-  const GpuInfo* info = nullptr;
-  for (const GpuInfo& candidate : header.gpus) {
+  const runlog::GpuInfo* info = nullptr;
+  for (const runlog::GpuInfo& candidate : header.gpus) {
     if (candidate.index == g.index) info = &candidate;
   }
   if (info != nullptr && info->uuid) labels.emplace_back("UUID", *info->uuid);
@@ -136,7 +138,7 @@ Labels gpu_labels(const Header& header, const GpuSample& g) {
   return labels;
 }
 
-void gpu_families(const Header& header, const Sample& s, std::string& out) {
+void gpu_families(const LogHeader& header, const Sample& s, std::string& out) {
   for (const GpuMetric& metric : gpu_metrics()) {
     Family family(metric.name, metric.type, metric.help);
     for (const GpuSample& g : s.gpus) {
@@ -159,7 +161,7 @@ void gpu_families(const Header& header, const Sample& s, std::string& out) {
     }
     if (!g.processes) continue;
     uint64_t sum = 0;
-    for (const GpuProcessUse& p : *g.processes) {
+    for (const runlog::GpuProcessUse& p : *g.processes) {
       if (!p.used_bytes) continue;
       sum += *p.used_bytes;
       Labels with_process = labels;
@@ -174,7 +176,7 @@ void gpu_families(const Header& header, const Sample& s, std::string& out) {
   process_sum.write_to(out);
 }
 
-void memory_families(const HostMemory& m, std::string& out) {
+void memory_families(const runlog::HostMemorySample& m, std::string& out) {
   struct HostMetric {
     std::string_view name;
     std::string_view help;
@@ -237,7 +239,7 @@ std::string escape_label_value(std::string_view value) {
   return out;
 }
 
-std::string render_exposition(const Header& header, const std::optional<Sample>& latest,
+std::string render_exposition(const LogHeader& header, const std::optional<Sample>& latest,
                               const EventCounts& events, uint64_t samples_total) {
   std::string out;
   Family info("sparkdoc_watch_info", "gauge", "The watching sparkdoc and the machine it judged.");
@@ -259,16 +261,18 @@ std::string render_exposition(const Header& header, const std::optional<Sample>&
   }
   Family counts("sparkdoc_events_total", "counter",
                 "Events the detectors raised, by kind and severity.");
-  for (std::string_view kind : kEventKinds) {
-    for (Severity severity : {Severity::kInfo, Severity::kWarn}) {
+  for (std::string_view kind : runlog::kEventKinds) {
+    for (runlog::EventSeverity severity :
+         {runlog::EventSeverity::kInfo, runlog::EventSeverity::kWarn}) {
       auto it = events.find({std::string(kind), severity});
       uint64_t n = it == events.end() ? 0 : it->second;
-      counts.add({{"kind", std::string(kind)}, {"severity", std::string(severity_name(severity))}},
-                 std::to_string(n));
+      counts.add(
+          {{"kind", std::string(kind)}, {"severity", std::string(runlog::severity_name(severity))}},
+          std::to_string(n));
     }
   }
   counts.write_to(out);
   return out;
 }
 
-}  // namespace sparkdoc::watch
+}  // namespace sparkdoc::report

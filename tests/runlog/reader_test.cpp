@@ -1,4 +1,6 @@
-#include "runreport/log.h"
+// The tolerant reader of the run log: a run folder, a file, damage, and the run records
+// written and read back.
+#include "runlog/reader.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -8,8 +10,9 @@
 #include <string>
 
 #include "../sys/temp_tree.h"
+#include "runlog/writer.h"
 
-namespace sparkdoc::runreport {
+namespace sparkdoc::runlog {
 namespace {
 
 using ::testing::HasSubstr;
@@ -38,7 +41,7 @@ TEST(ParseLog, ReadsTheWatchLogAndStopsAtTheCutLine) {
   EXPECT_FALSE(log->samples[2].gpus[0].mem_clock_mhz);
   EXPECT_FALSE(log->samples[4].mem.total_bytes);
   EXPECT_EQ(log->samples[3].gpus[0].processes->size(), 2u);
-  EXPECT_EQ(log->samples[0].gpus[0].clock_event_counters_ns.at("power"), 1000000000u);
+  EXPECT_EQ(log->samples[0].gpus[0].counters.power, 1000000000u);
   EXPECT_FALSE(log->run_start);
 }
 
@@ -104,7 +107,7 @@ TEST(ParseLog, WrongTypesAndUnknownLinesAreTolerated) {
   ASSERT_EQ(log.samples.size(), 1u);
   EXPECT_EQ(log.samples[0].ts, 1795947301.0);
   const GpuSample& g = log.samples[0].gpus[0];
-  EXPECT_EQ(g.index, 0);
+  EXPECT_EQ(g.index, 0u);
   EXPECT_FALSE(g.power_w);
   EXPECT_FALSE(g.temp_c);
   ASSERT_EQ(g.processes->size(), 1u);
@@ -133,7 +136,6 @@ TEST(ParseLog, SortsByTime) {
 
 TEST(RunLogLines, RoundTrip) {
   RunStart start;
-  start.t = "2026-11-29T10:15:00Z";
   start.ts = 1795947300.5;
   start.sparkdoc_version = "0.1.0";
   start.host = "h";
@@ -152,7 +154,6 @@ TEST(RunLogLines, RoundTrip) {
   start.drop_cache_every_s = 20;
   start.drop_cache_for_s = 600;
   RunEnd end;
-  end.t = "2026-11-29T10:16:00Z";
   end.ts = 1795947360;
   end.exit_status = 143;
   end.signal = "SIGTERM";
@@ -160,10 +161,10 @@ TEST(RunLogLines, RoundTrip) {
   end.signals_forwarded = {"SIGTERM"};
   end.restored = {{"/proc/sys/vm/min_free_kbytes", "45166", true, ""}};
   end.notes = {"n"};
-  CacheDrop drop{"2026-11-29T10:15:20Z", 1795947320, false, "Permission denied"};
-  LoadWindowEnd window{"2026-11-29T10:15:40Z", 1795947340, "time limit"};
-  std::string text = run_start_line(start) + "\n" + cache_drop_line(drop) + "\n" +
-                     load_window_end_line(window) + "\n" + run_end_line(end) + "\n";
+  CacheDrop drop{1795947320, false, "Permission denied"};
+  LoadWindowEnd window{1795947340, "time limit"};
+  std::string text =
+      to_line(start) + "\n" + to_line(drop) + "\n" + to_line(window) + "\n" + to_line(end) + "\n";
   RunLog log = parse_log(text);
   EXPECT_TRUE(log.problems.empty());
   ASSERT_TRUE(log.run_start);
@@ -173,6 +174,49 @@ TEST(RunLogLines, RoundTrip) {
   ASSERT_EQ(log.cache_drops.size(), 1u);
   EXPECT_EQ(log.cache_drops[0], drop);
   EXPECT_EQ(log.load_window_end, window);
+}
+
+// The run records are lines the strict reader takes too; their "t" is "ts" in whole seconds.
+TEST(RunLogLines, ReadBackStrictly) {
+  RunStart start;
+  start.ts = 1795947300.5;
+  start.argv = {"python", "train.py"};
+  RunEnd end;
+  end.ts = 1795947360;
+  end.restored = {{"/proc/sys/vm/min_free_kbytes", "45166", false, "Permission denied"}};
+  for (const std::string& line : {to_line(start), to_line(CacheDrop{1795947320, true, ""}),
+                                  to_line(LoadWindowEnd{1795947340, "time limit"}), to_line(end)}) {
+    auto record = parse_line(line, Mode::kStrict);
+    EXPECT_TRUE(record) << record.error().message << "\n" << line;
+  }
+  EXPECT_THAT(to_line(start), ::testing::StartsWith(R"({"argv":["python","train.py"],)"));
+  EXPECT_THAT(to_line(start), HasSubstr(R"("t":"2026-11-29T10:15:00Z","telemetry":"",)"));
+  EXPECT_THAT(to_line(CacheDrop{1795947320, true, ""}), HasSubstr(R"("error":null,)"));
+}
+
+// One reader, two modes: what strict mode rejects, tolerant mode reads as missing.
+TEST(ParseLine, AWrongTypeIsAnErrorWhenStrictAndMissingWhenTolerant) {
+  const std::string line =
+      R"({"type":"sample","ts":5,"gpus":[{"index":0,"temp_c":"hot","power_w":50}]})";
+  auto strict = parse_line(line, Mode::kStrict);
+  ASSERT_FALSE(strict);
+  EXPECT_THAT(strict.error().message, HasSubstr("\"temp_c\" has the wrong type"));
+  auto tolerant = parse_line(line, Mode::kTolerant);
+  ASSERT_TRUE(tolerant) << tolerant.error().message;
+  const Sample& s = std::get<Sample>(*tolerant);
+  EXPECT_FALSE(s.gpus.at(0).temp_c);
+  EXPECT_EQ(s.gpus.at(0).power_w, 50);
+
+  EXPECT_FALSE(parse_line(R"({"type":"future_kind","ts":1})", Mode::kStrict));
+  auto unknown = parse_line(R"({"type":"future_kind","ts":1})", Mode::kTolerant);
+  ASSERT_TRUE(unknown);
+  EXPECT_EQ(std::get<UnknownRecord>(*unknown).type, "future_kind");
+
+  const std::string event = R"({"type":"event","ts":1,"kind":"k","severity":"loud","message":"m"})";
+  EXPECT_FALSE(parse_line(event, Mode::kStrict));
+  auto tolerant_event = parse_line(event, Mode::kTolerant);
+  ASSERT_TRUE(tolerant_event);
+  EXPECT_EQ(std::get<Event>(*tolerant_event).severity, EventSeverity::kInfo);
 }
 
 TEST(LogFollower, ReadsOnlyWholeLinesAndPicksUpTheRest) {
@@ -196,4 +240,4 @@ TEST(LogFollower, ReadsOnlyWholeLinesAndPicksUpTheRest) {
 }
 
 }  // namespace
-}  // namespace sparkdoc::runreport
+}  // namespace sparkdoc::runlog

@@ -1,15 +1,15 @@
-#include "watch/csv.h"
+#include "report/watch_csv.h"
 
 #include <fmt/format.h>
 
 #include "core/time.h"
 
-namespace sparkdoc::watch {
+namespace sparkdoc::report {
 
-std::vector<std::string> csv_lines(const Sample& sample) {
+std::vector<std::string> csv_lines(const runlog::Sample& sample) {
   std::vector<std::string> lines;
   std::string timestamp = nvidia_smi_timestamp(sample.ts);
-  for (const GpuSample& g : sample.gpus) {
+  for (const runlog::GpuSample& g : sample.gpus) {
     std::string temperature = g.temp_c ? std::to_string(*g.temp_c) : "[N/A]";
     std::string power = g.power_w ? fmt::format("{:.2f} W", *g.power_w) : "[N/A]";
     lines.push_back(fmt::format("{}, {}, {}", timestamp, temperature, power));
@@ -17,4 +17,4 @@ std::vector<std::string> csv_lines(const Sample& sample) {
   return lines;
 }
 
-}  // namespace sparkdoc::watch
+}  // namespace sparkdoc::report

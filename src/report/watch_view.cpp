@@ -1,4 +1,4 @@
-#include "watch/view.h"
+#include "report/watch_view.h"
 
 #include <fmt/format.h>
 
@@ -8,11 +8,15 @@
 #include "core/strings.h"
 #include "core/time.h"
 #include "core/units.h"
+#include "facts/memory.h"
 #include "model/clock_events.h"
-#include "watch/log.h"
 
-namespace sparkdoc::watch {
+namespace sparkdoc::report {
 namespace {
+
+using runlog::Event;
+using runlog::GpuSample;
+using runlog::Sample;
 
 constexpr size_t kEventsShown = 3;
 
@@ -26,14 +30,18 @@ std::string gpu_figures(const GpuSample& g) {
                      or_dash(g.temp_c), or_dash(g.sm_clock_mhz), or_dash(g.util_pct));
 }
 
-std::string memory_figures(const HostMemory& m) {
+std::string memory_figures(const runlog::HostMemorySample& m) {
   std::string out;
   if (m.available_bytes && m.total_bytes) {
     out = fmt::format("avail {} of {}", format_gb(*m.available_bytes), format_gb(*m.total_bytes));
   } else {
     out = "memory not read";
   }
-  if (m.cached_bytes) out += "  cache " + format_gb(*m.cached_bytes);
+  // The page cache as the detectors and the run summary count it, so the figure on screen is
+  // the one page_cache_growth judges.
+  if (auto cache = facts::page_cache_bytes(m.cached_bytes, m.buffers_bytes, m.shmem_bytes)) {
+    out += "  cache " + format_gb(*cache);
+  }
   if (m.swap_used_bytes && *m.swap_used_bytes > 0) out += "  swap " + format_gb(*m.swap_used_bytes);
   if (m.psi_some_avg10) out += fmt::format("  PSI some {:.1f}%", *m.psi_some_avg10);
   if (m.psi_full_avg10) out += fmt::format(" full {:.1f}%", *m.psi_full_avg10);
@@ -56,18 +64,19 @@ std::string upper(std::string_view text) {
 
 }  // namespace
 
-std::vector<std::string> render_block(const Header& header, const Sample& sample,
+std::vector<std::string> render_block(const runlog::LogHeader& header, const Sample& sample,
                                       const std::vector<Event>& recent, const ViewContext& context,
                                       size_t width) {
   std::vector<std::string> lines;
-  std::string title = fmt::format("sparkdoc watch  {}  every {:g} s  {} samples",
-                                  local_clock(sample.ts), header.interval_s, context.samples);
+  std::string title =
+      fmt::format("sparkdoc watch  {}  every {:g} s  {} samples", local_clock(sample.ts),
+                  header.interval_s.value_or(0), context.samples);
   if (!context.log_path.empty()) title += "  log " + context.log_path;
   if (!context.metrics_url.empty()) title += "  metrics " + context.metrics_url;
   lines.push_back(title);
   for (const GpuSample& g : sample.gpus) {
     std::string name;
-    for (const GpuInfo& info : header.gpus) {
+    for (const runlog::GpuInfo& info : header.gpus) {
       if (info.index == g.index && info.name) name = *info.name;
     }
     std::string reasons =
@@ -77,7 +86,7 @@ std::vector<std::string> render_block(const Header& header, const Sample& sample
     lines.push_back(fmt::format("GPU {} {}  {}  {}", g.index, name, gpu_figures(g), reasons));
     if (g.processes && !g.processes->empty()) {
       std::vector<std::string> processes;
-      for (const GpuProcessUse& p : *g.processes) {
+      for (const runlog::GpuProcessUse& p : *g.processes) {
         processes.push_back(fmt::format("{} {} {}", p.pid, p.name.value_or("?"),
                                         p.used_bytes ? format_gb(*p.used_bytes) : "-"));
       }
@@ -101,8 +110,8 @@ std::string render_line(const Sample& sample) {
 }
 
 std::string render_event_line(const Event& event) {
-  return fmt::format("{} {} {}: {}", local_clock(event.ts), upper(severity_name(event.severity)),
-                     event.kind, event.message);
+  return fmt::format("{} {} {}: {}", local_clock(event.ts),
+                     upper(runlog::severity_name(event.severity)), event.kind, event.message);
 }
 
-}  // namespace sparkdoc::watch
+}  // namespace sparkdoc::report

@@ -1,6 +1,6 @@
-// The log's records: every key written reads back, absent values stay absent, bad lines are
-// errors and never exceptions, and each line is on disk as soon as write_line returns.
-#include "watch/log.h"
+// The watch log's records: every key written reads back (strictly), absent values stay absent, bad
+// lines are errors and never exceptions, and each line is on disk as soon as write_line returns.
+#include "runlog/writer.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -11,9 +11,10 @@
 
 #include "core/fs.h"
 #include "core/strings.h"
+#include "runlog/reader.h"
 #include "samples.h"
 
-namespace sparkdoc::watch {
+namespace sparkdoc::runlog {
 namespace {
 
 using ::testing::HasSubstr;
@@ -34,25 +35,25 @@ Sample full_sample() {
                         .counters = ClockCounters{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11},
                         .processes = std::vector<GpuProcessUse>{
                             {40211, "python3", 77909196800}, {2011, std::nullopt, std::nullopt}}};
-  s.mem = HostMemory{130663165952, 37068800000, 5222400000, 122880000, 92160000,
-                     10035200000, 16000000000, 230400000, 1.25, 0.0};
+  s.mem = HostMemorySample{130663165952, 37068800000, 5222400000, 122880000, 92160000,
+                           10035200000,  16000000000, 230400000,  1.25,      0.0};
   return s;
 }
 
 template <class T>
-T read_back(const nlohmann::ordered_json& record) {
-  auto parsed = parse_log_line(dump_line(record));
+T read_back(const T& record) {
+  auto parsed = parse_line(to_line(record), Mode::kStrict);
   EXPECT_TRUE(parsed) << parsed.error().message;
   return std::get<T>(*parsed);
 }
 
 TEST(LogRecords, SampleRoundTrips) {
   Sample s = full_sample();
-  EXPECT_EQ(read_back<Sample>(sample_to_json(s)), s);
+  EXPECT_EQ(read_back(s), s);
 }
 
 TEST(LogRecords, SampleKeysFollowTheContract) {
-  std::string line = dump_line(sample_to_json(full_sample()));
+  std::string line = to_line(full_sample());
   EXPECT_THAT(line, ::testing::StartsWith(
                         R"({"type":"sample","t":"2026-11-30T00:53:20.125Z","ts":1796000000.125,)"));
   for (const char* key :
@@ -78,15 +79,15 @@ TEST(LogRecords, ValuesNotReadAreLeftOutNotZeroed) {
   GpuSample g;
   g.temp_c = 45;
   s.gpus.push_back(g);
-  std::string line = dump_line(sample_to_json(s));
+  std::string line = to_line(s);
   EXPECT_THAT(line, Not(HasSubstr("power_w")));
   EXPECT_THAT(line, Not(HasSubstr("processes")));
   EXPECT_THAT(line, HasSubstr("\"mem\":{}"));
-  EXPECT_EQ(read_back<Sample>(sample_to_json(s)), s);
+  EXPECT_EQ(read_back(s), s);
 }
 
 TEST(LogRecords, HeaderRoundTrips) {
-  Header h;
+  LogHeader h;
   h.sparkdoc_version = "0.1.0";
   h.started_ts = 1796000000.5;
   h.interval_s = 1;
@@ -98,22 +99,23 @@ TEST(LogRecords, HeaderRoundTrips) {
   h.gpus.push_back(GpuInfo{0, "NVIDIA GB10", "GPU-1", "0000000F:01:00.0", std::nullopt});
   h.unavailable.push_back(Unavailable{0, "mem_used_bytes", "not supported"});
   h.unavailable.push_back(Unavailable{std::nullopt, "mem.psi_full_avg10", "no full line"});
-  std::string line = dump_line(header_to_json(h));
+  std::string line = to_line(h);
   EXPECT_THAT(line, ::testing::StartsWith(R"({"type":"header","sparkdoc_version":"0.1.0",)"
                                           R"("started":"2026-11-30T00:53:20.500Z",)"));
   EXPECT_THAT(line, HasSubstr(R"("interval_s":1.0)"));
   EXPECT_THAT(line, HasSubstr(R"("gpus":[{"index":0,"name":"NVIDIA GB10","uuid":"GPU-1",)"));
-  EXPECT_EQ(read_back<Header>(header_to_json(h)), h);
+  EXPECT_EQ(read_back(h), h);
 }
 
 TEST(LogRecords, EventRoundTripsAndHostEventsNameNoGpu) {
-  Event e{1796000000.25, "memory_pressure", Severity::kWarn, std::nullopt, "low", 21, std::nullopt};
-  std::string line = dump_line(event_to_json(e));
+  Event e{1796000000.25, "memory_pressure", EventSeverity::kWarn, std::nullopt, "low", 21,
+          std::nullopt};
+  std::string line = to_line(e);
   EXPECT_EQ(line, R"({"type":"event","t":"2026-11-30T00:53:20.250Z","ts":1796000000.25,)"
                   R"("kind":"memory_pressure","severity":"warn","message":"low","sample":21})");
-  EXPECT_EQ(read_back<Event>(event_to_json(e)), e);
-  Event p{2, "new_gpu_process", Severity::kInfo, 1, "x", 3, 4242};
-  EXPECT_EQ(read_back<Event>(event_to_json(p)), p);
+  EXPECT_EQ(read_back(e), e);
+  Event p{2, "new_gpu_process", EventSeverity::kInfo, 1, "x", 3, 4242};
+  EXPECT_EQ(read_back(p), p);
 }
 
 TEST(LogRecords, BadLinesAreErrors) {
@@ -123,13 +125,14 @@ TEST(LogRecords, BadLinesAreErrors) {
         R"({"type":"sample","ts":1,"gpus":[{"index":0,"temp_c":1e99}]})",
         R"({"type":"sample","ts":1,"gpus":{"index":0}})", R"({"type":"sample","ts":1,"mem":[]})",
         R"({"type":"event","ts":1,"kind":"x","severity":"warn"})"}) {
-    EXPECT_FALSE(parse_log_line(line)) << line;
+    EXPECT_FALSE(parse_line(line, Mode::kStrict)) << line;
   }
 }
 
 TEST(LogRecords, UnknownKeysAndNullsAreTolerated) {
-  auto parsed = parse_log_line(
-      R"({"type":"sample","ts":5,"future":{"a":1},"gpus":[{"index":0,"power_w":null,"new":1}]})");
+  auto parsed = parse_line(
+      R"({"type":"sample","ts":5,"future":{"a":1},"gpus":[{"index":0,"power_w":null,"new":1}]})",
+      Mode::kStrict);
   ASSERT_TRUE(parsed) << parsed.error().message;
   const Sample& s = std::get<Sample>(*parsed);
   EXPECT_FALSE(s.gpus.at(0).power_w);
@@ -142,7 +145,7 @@ TEST(LineFile, EachLineIsInTheFileWhenWriteReturns) {
   ASSERT_TRUE(file) << file.error().message;
   std::string expected;
   for (int i = 0; i < 3; ++i) {
-    std::string line = dump_line(sample_to_json(full_sample()));
+    std::string line = to_line(full_sample());
     ASSERT_TRUE(file->write_line(line));
     expected += line + "\n";
     // Read through another descriptor: nothing is held in a user-space buffer.
@@ -150,7 +153,7 @@ TEST(LineFile, EachLineIsInTheFileWhenWriteReturns) {
   }
   std::string text = read_text(path).value();
   for (auto line : lines(text)) {
-    EXPECT_TRUE(parse_log_line(line)) << line;
+    EXPECT_TRUE(parse_line(line, Mode::kStrict)) << line;
   }
   std::remove(path.c_str());
 }
@@ -162,4 +165,4 @@ TEST(LineFile, CreateNamesTheFileItCannotCreate) {
 }
 
 }  // namespace
-}  // namespace sparkdoc::watch
+}  // namespace sparkdoc::runlog

@@ -3,9 +3,10 @@
 // offline, attaches to a bug report, and renders the same in any browser.
 //
 // Charts over elapsed time: GPU power (with the power limit; on a DGX Spark, whose GB10 reports
-// none, the ~100 W sustained cap of 002 G4), GPU temperature, SM clock, host
-// memory (available, page cache, anonymous), GPU memory per process (with the device total
-// when the GPU reports one) and, when the log has them, memory pressure (PSI). Every chart
+// none, the ~100 W sustained cap of 002 G4), GPU temperature, SM clock, host memory (available,
+// page cache as facts::page_cache_bytes counts it, anonymous, swap), GPU memory per process
+// (with the device total when the GPU reports one) and, when the log has them, memory pressure
+// (PSI). Every chart
 // carries the log's events as vertical markers (warn red, info blue; hover for the message);
 // the host-memory chart also marks the page-cache drops of `sparkdoc run`. A missing value
 // breaks a line instead of drawing it through zero; a chart with no readings says so.
@@ -16,20 +17,22 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
-#include "runreport/log.h"
-#include "runreport/summary.h"
+#include "facts/run_summary.h"
+#include "model/runlog.h"
 
-namespace sparkdoc::runreport {
+namespace sparkdoc::report {
 
-struct HtmlOptions {
+struct RunPageOptions {
   std::string title = "sparkdoc run report";
   std::string source;  // the log's name as given on the command line, shown in the footer
 };
 
-std::string render_html(const RunLog& log, const Summary& summary, const HtmlOptions& options);
+std::string render_run_page(const runlog::RunLog& log, const facts::RunSummary& summary,
+                            const RunPageOptions& options);
 
 // Text made safe for HTML element content and attribute values.
 std::string html_escape(std::string_view text);
 
-}  // namespace sparkdoc::runreport
+}  // namespace sparkdoc::report

@@ -16,23 +16,25 @@
 #include <string_view>
 #include <utility>
 
-#include "watch/sample.h"
+#include "model/runlog.h"
 
-namespace sparkdoc::watch {
+namespace sparkdoc::report {
 
 // Events raised so far, by kind and severity.
-using EventCounts = std::map<std::pair<std::string, Severity>, uint64_t>;
+using EventCounts = std::map<std::pair<std::string, runlog::EventSeverity>, uint64_t>;
 
 // The whole exposition. `latest` is absent before the first sample.
-std::string render_exposition(const Header& header, const std::optional<Sample>& latest,
+std::string render_exposition(const runlog::LogHeader& header,
+                              const std::optional<runlog::Sample>& latest,
                               const EventCounts& events, uint64_t samples_total);
 
 // `sample` with the quantities the sampler reads only every few seconds (the clock-event
 // counters, the energy counter) taken from `before` where this sample has none, GPU by GPU, so
 // that a scrape between two readings still sees the counters, at their latest values.
-Sample with_latest_counters(Sample sample, const std::optional<Sample>& before);
+runlog::Sample with_latest_counters(runlog::Sample sample,
+                                    const std::optional<runlog::Sample>& before);
 
 // A label value with \, " and newline escaped as the text format requires.
 std::string escape_label_value(std::string_view value);
 
-}  // namespace sparkdoc::watch
+}  // namespace sparkdoc::report

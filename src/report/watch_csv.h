@@ -10,13 +10,13 @@
 #include <string_view>
 #include <vector>
 
-#include "watch/sample.h"
+#include "model/runlog.h"
 
-namespace sparkdoc::watch {
+namespace sparkdoc::report {
 
 inline constexpr std::string_view kCsvHeader = "timestamp, temperature.gpu, power.draw [W]";
 
 // The sample's lines, one per GPU, without newlines.
-std::vector<std::string> csv_lines(const Sample& sample);
+std::vector<std::string> csv_lines(const runlog::Sample& sample);
 
-}  // namespace sparkdoc::watch
+}  // namespace sparkdoc::report

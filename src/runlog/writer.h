@@ -1,41 +1,41 @@
-// The watch log: JSON Lines, one record per line, each line written whole and flushed.
+// Writing the run log: each record as one compact JSON line, and the file a watch log goes to.
+// The records and their keys are model/runlog.h's; docs/WATCH.md and docs/RUN.md list every
+// key.
 //
-//   {"type":"header","sparkdoc_version":...,"started":"2026-11-30T12:00:00.000Z","interval_s":1.0,
-//    "host":...,"platform":"dgx-spark"|"other","gpus":[{"index":0,"name":...,"uuid":...,
-//    "power_limit_w":...}], ...}
+// watch.jsonl, key order as listed; a quantity not read is left out of its object:
+//   {"type":"header","sparkdoc_version":...,"started":"2026-11-30T12:00:00.000Z",
+//    "started_ts":...,"interval_s":1.0,"host":...,"platform":"dgx-spark"|"other",
+//    "gpus":[{"index":0,"name":...,"uuid":...,"power_limit_w":...}],"unavailable":[...]}
 //   {"type":"sample","t":"...Z","ts":1764504000.123,"gpus":[{"index":0,"power_w":...}],
 //    "mem":{...}}
 //   {"type":"event","t":"...Z","ts":...,"kind":"power_cap_plateau","severity":"warn","gpu":0,
-//    "message":"..."}
+//    "message":"...","sample":16}
+// run.jsonl, keys sorted; every key written, a missing value as null:
+//   {"argv":[...],"child_pid":...,...,"type":"run_start",...}   (also cache_drop,
+//   load_window_end, run_end)
 //
+// "t" is "ts" in ISO 8601 UTC: with milliseconds in watch.jsonl, whole seconds in run.jsonl.
 // Keys leave the process, so they are append-only: a reader ignores keys it does not know and
-// a writer may add keys, never rename or drop them. A quantity that could not be read is left
-// out of its object. The field list is docs/WATCH.md.
+// a writer may add keys, never rename or drop them.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
-#include <variant>
 
 #include "core/result.h"
-#include "watch/sample.h"
+#include "model/runlog.h"
 
-namespace sparkdoc::watch {
+namespace sparkdoc::runlog {
 
-// "info", "warn".
-std::string_view severity_name(Severity severity);
-
-nlohmann::ordered_json header_to_json(const Header& header);
-nlohmann::ordered_json sample_to_json(const Sample& sample);
-nlohmann::ordered_json event_to_json(const Event& event);
-
-using Record = std::variant<Header, Sample, Event>;
-
-// One line of a log. Errors: not JSON, not an object, no known "type", or a known key whose
-// value has the wrong JSON type. Unknown keys are ignored; absent and null values read as
-// absent. Never throws.
-Result<Record> parse_log_line(std::string_view line);
+// The record as one line of JSON, without the newline. Text that is not UTF-8 is written with
+// U+FFFD in its place.
+std::string to_line(const LogHeader& header);
+std::string to_line(const Sample& sample);
+std::string to_line(const Event& event);
+std::string to_line(const RunStart& start);
+std::string to_line(const CacheDrop& drop);
+std::string to_line(const LoadWindowEnd& end);
+std::string to_line(const RunEnd& end);
 
 // A file written one line at a time: each line goes out in one write(2) and is then
 // fdatasync'd, so a killed watch loses at most the line in flight and a machine that reboots
@@ -62,7 +62,4 @@ class LineFile {
   std::string path_;
 };
 
-// The compact one-line form of a record, as the log and `--json` write it.
-std::string dump_line(const nlohmann::ordered_json& record);
-
-}  // namespace sparkdoc::watch
+}  // namespace sparkdoc::runlog
