@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <exception>
+#include <thread>
 #include <tuple>
 
 #include "checks/common.h"
@@ -53,22 +55,39 @@ std::span<const CheckInfo> all_lint_rules() {
 
 std::vector<LintFinding> run_lint(const job::Job& job, const LintContext& context,
                                   const std::vector<std::string>& only) {
-  std::vector<LintFinding> out;
+  std::vector<const CheckInfo*> rules;
   for (const CheckInfo& rule : table()) {
-    if (!id_wanted(rule.id, only) || rule.lint == nullptr) continue;
-    LintSink sink;
-    sink.set_rule(rule.id);
-    try {
-      rule.lint(job, context, sink);
-    } catch (const std::exception& e) {
-      sink.findings().clear();
-      out.push_back(
-          LintFinding{std::string(rule.id), Verdict::kFail, "", 0,
-                      fmt::format("internal error in rule: {} (please report it)", e.what())});
-      continue;
+    if (id_wanted(rule.id, only) && rule.lint != nullptr) rules.push_back(&rule);
+  }
+  // Rules are pure and independent: on a large job (a whole site-packages) they run side by side,
+  // each into its own sink, and are merged in table order, so the result does not depend on it.
+  std::vector<std::vector<LintFinding>> found(rules.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next++; i < rules.size(); i = next++) {
+      const CheckInfo& rule = *rules[i];
+      LintSink sink;
+      sink.set_rule(rule.id);
+      try {
+        rule.lint(job, context, sink);
+        found[i] = std::move(sink.findings());
+      } catch (const std::exception& e) {
+        found[i] = {LintFinding{std::string(rule.id), Verdict::kFail, "", 0,
+                                fmt::format("internal error in rule: {} (please report it)",
+                                            e.what())}};
+      }
     }
-    for (LintFinding& f : sink.findings()) {
-      if (!ignored(job, f)) out.push_back(std::move(f));
+  };
+  const unsigned threads =
+      job.files.size() < 64 ? 1u : std::clamp(std::thread::hardware_concurrency(), 1u, 16u);
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  std::vector<LintFinding> out;
+  for (std::vector<LintFinding>& rule_findings : found) {
+    for (LintFinding& f : rule_findings) {
+      if (f.file.empty() || !ignored(job, f)) out.push_back(std::move(f));
     }
   }
   std::stable_sort(out.begin(), out.end(), [](const LintFinding& a, const LintFinding& b) {

@@ -203,8 +203,10 @@ Result<Job> read_job(const std::vector<std::string>& paths, const JobReadOptions
             fmt::format("{}: more than {} files; the rest were not read", root, options.max_files));
         break;
       }
-      std::string shown = fs::relative(e.path(), fs::path(root), ec).string();
-      if (ec || shown.empty()) shown = e.path().string();
+      // Lexically: the walk yields root/relative, and resolving each path again (fs::relative
+      // canonicalises both) costs system calls per file.
+      std::string shown = e.path().lexically_relative(fs::path(root)).string();
+      if (shown.empty()) shown = e.path().string();
       if (paths.size() > 1) shown = (fs::path(root) / shown).lexically_normal().string();
       found.push_back(Found{e.path().string(), shown, *kind});
     }
