@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One call on the GPU machine: build the release binary there, record this machine's snapshot and
 # judge it for a DGX Spark (--arch 12.1), time check, and lint the Python of real
-# site-packages (bench/lint_site_packages.sh). Results under $OUT.
+# site-packages (bench/lint_site_packages.sh). Results under $OUT. LINT_ONLY=1: the lint
+# benchmark alone.
 set -uo pipefail
 out=${OUT:-/tmp/out}
 mkdir -p "$out"
@@ -18,6 +19,10 @@ for p in python3 /opt/torch/.venv/bin/python; do
   if "$p" -c 'import transformers, peft, accelerate, torch' 2>/dev/null; then python=$p; break; fi
 done
 echo "== python: $python ($($python -c 'import transformers, peft; print("transformers", transformers.__version__, "peft", peft.__version__)'))"
+if [ "${LINT_ONLY:-0}" = 1 ]; then
+  bench/lint_site_packages.sh "$s" "$python" "$out"
+  exit 0
+fi
 echo "== snapshot, judged here and for 12.1"
 $s snapshot -o "$out/h200-snapshot.json" 2>&1 | tail -2
 $s check --snapshot "$out/h200-snapshot.json" >"$out/h200-check.txt" 2>&1
