@@ -143,19 +143,19 @@ int run_plan(const PlanFlags& flags) {
     std::cerr << me << ": --optim: adamw, adamw_8bit, paged_adamw_8bit, sgd or adafactor\n";
     return kExitUsage;
   }
-  req.workload.optimizer = *optim;
+  req.setup.optimizer = *optim;
   if (flags.seq == 0 || flags.batch == 0) {
     std::cerr << me << ": --seq and --batch must be at least 1\n";
     return kExitUsage;
   }
-  req.workload.seq = flags.seq;
-  req.workload.batch = flags.batch;
-  req.workload.grad_ckpt = flags.grad_ckpt;
+  req.setup.seq = flags.seq;
+  req.setup.batch = flags.batch;
+  req.setup.grad_ckpt = flags.grad_ckpt;
   if (flags.loader != "mmap" && flags.loader != "sparkdoc") {
     std::cerr << me << ": --loader: mmap or sparkdoc\n";
     return kExitUsage;
   }
-  req.workload.loader = flags.loader == "mmap" ? plan::Loader::kMmap : plan::Loader::kSparkdoc;
+  req.setup.loader = flags.loader == "mmap" ? plan::LoadMethod::kMmap : plan::LoadMethod::kSparkdoc;
   req.dtype_override = flags.dtype;
 
   auto t0 = std::chrono::steady_clock::now();

@@ -191,11 +191,13 @@ std::string_view optimizer_name(Optimizer o) {
   }
   return "?";
 }
-std::string_view loader_name(Loader l) { return l == Loader::kMmap ? "mmap" : "sparkdoc"; }
+std::string_view load_method_name(LoadMethod l) {
+  return l == LoadMethod::kMmap ? "mmap" : "sparkdoc";
+}
 
 Constants default_constants() { return Constants{}; }
 
-Budget compute_budget(const ModelView& model, const LoraCount* lora, const Workload& w,
+Budget compute_budget(const ModelView& model, const LoraCount* lora, const TrainingSetup& w,
                       const Constants& k) {
   Budget b;
   const ModelConfig& c = model.config;
@@ -340,7 +342,7 @@ Budget compute_budget(const ModelView& model, const LoraCount* lora, const Workl
   b.load_peak_mmap = b.weights + model.weight_bytes + model.largest_fused_bytes + b.cuda_context;
   if (w.training == Training::kQlora) b.load_peak_mmap += model.largest_tensor_bytes;
   b.load_peak_sparkdoc = b.weights + k.sparkdoc_staging_bytes + b.cuda_context;
-  b.load_peak = w.loader == Loader::kMmap ? b.load_peak_mmap : b.load_peak_sparkdoc;
+  b.load_peak = w.loader == LoadMethod::kMmap ? b.load_peak_mmap : b.load_peak_sparkdoc;
   return b;
 }
 

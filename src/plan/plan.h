@@ -23,7 +23,7 @@ struct PlanRequest {
   Training training = Training::kLora;
   LoraRequest lora;           // ignored for full fine-tuning
   std::optional<double> alpha;
-  Workload workload;
+  TrainingSetup setup;
   std::string dtype_override; // "bf16", "fp16", "fp32" or "" (config.json's dtype)
 };
 
