@@ -1,0 +1,20 @@
+// Reads a Python script's imports, calls and assignments from its text (model/python_source.h),
+// without running it: the tokens of job/python_tokens.h parsed into expressions, as far as the
+// lint rules need. Names resolve through the module's imports (`from unsloth import FastModel as
+// FM` makes `FM.from_pretrained` read as unsloth.FastModel.from_pretrained); a name assigned a
+// value (`args = SFTConfig(...)`) is found by PySource::value_of.
+//
+// Function bodies are read like the module body (a call inside `def main():` counts), function
+// parameters' defaults are not calls. Any text is accepted; nesting deeper than 64 brackets or
+// calls is skipped and marked `truncated`. Never throws; about linear in the input.
+#pragma once
+
+#include <string_view>
+
+#include "model/python_source.h"
+
+namespace sparkdoc::job {
+
+PySource parse_python_source(std::string_view text);
+
+}  // namespace sparkdoc::job
