@@ -166,6 +166,11 @@ TEST(Cli, HelpNamesACommandsOptions) {
   const auto all = run("help");
   EXPECT_EQ(all.status, 0);
   EXPECT_THAT(all.out, ::testing::HasSubstr("Usage: sparkdoc [OPTIONS] SUBCOMMAND"));
+  // The list holds each command's one-line summary; the long description is for `help NAME`.
+  EXPECT_THAT(all.out, ::testing::HasSubstr(
+                           "  bw                          Measure memory bandwidth (G5)\n"));
+  EXPECT_THAT(all.out, ::testing::Not(::testing::HasSubstr("Examples:")));
+  EXPECT_THAT(run("help plan").out, ::testing::HasSubstr("Examples:"));
   const auto one = run("help run");
   EXPECT_EQ(one.status, 0);
   EXPECT_THAT(one.out, ::testing::HasSubstr("--drop-cache-every"));
