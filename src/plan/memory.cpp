@@ -191,6 +191,15 @@ std::string_view optimizer_name(Optimizer o) {
   }
   return "?";
 }
+std::optional<Optimizer> parse_optimizer(std::string_view s) {
+  if (s == "adamw" || s == "adamw_torch" || s == "adamw_torch_fused") return Optimizer::kAdamW;
+  if (s == "adamw_8bit" || s == "adamw_bnb_8bit" || s == "paged_adamw_8bit") {
+    return Optimizer::kAdamW8bit;
+  }
+  if (s == "sgd") return Optimizer::kSgd;
+  if (s == "adafactor") return Optimizer::kAdafactor;
+  return std::nullopt;
+}
 std::string_view load_method_name(LoadMethod l) {
   return l == LoadMethod::kMmap ? "mmap" : "sparkdoc";
 }

@@ -34,6 +34,9 @@ enum class LoadMethod { kMmap, kSparkdoc };
 
 std::string_view training_name(Training t);    // "full", "lora", "qlora"
 std::string_view optimizer_name(Optimizer o);  // "adamw", "adamw_8bit", "sgd", "adafactor"
+// --optim's names, as transformers' TrainingArguments.optim spells them: adamw (adamw_torch,
+// adamw_torch_fused), adamw_8bit (adamw_bnb_8bit, paged_adamw_8bit), sgd, adafactor.
+std::optional<Optimizer> parse_optimizer(std::string_view name);
 std::string_view load_method_name(LoadMethod l);  // "mmap", "sparkdoc"
 
 // How the model is trained (method, optimizer, framework, tokens per step) and how its weights
