@@ -151,6 +151,17 @@ NativeAudit run_audit(const AuditOptions& options) {
     auto it = site->distributions.find(f.package);
     out.versions[f.package] = it == site->distributions.end() ? "" : it->second.version;
   }
+  // Extensions whose absence a package's own Python tolerates once patched (000 §4).
+  struct Guardable {
+    std::string_view file;
+    std::string_view module;
+  };
+  constexpr Guardable kGuardable[] = {
+      {"mamba_ssm/ops/selective_scan_interface.py", "selective_scan_cuda"}};
+  for (const Guardable& g : kGuardable) {
+    auto text = read_text(options.root.path(site->dir + "/" + std::string(g.file)), 4u << 20);
+    if (text && import_is_guarded(*text, g.module)) out.guarded_imports.emplace_back(g.module);
+  }
   out.elapsed_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return out;

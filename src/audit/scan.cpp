@@ -144,4 +144,21 @@ std::string owner_of(const SitePackages& site, const std::string& relative) {
   return top;
 }
 
+bool import_is_guarded(std::string_view source, std::string_view module) {
+  const std::string statement = "import " + std::string(module);
+  bool guarded = false;
+  std::string_view previous;  // the last line that was not blank, stripped
+  for (std::string_view line : split(source, '\n')) {
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    std::string_view stripped = trim(line);
+    if (stripped.empty()) continue;
+    if (stripped == statement) {
+      if (line.front() != ' ' && line.front() != '\t') return false;  // a top-level import
+      if (previous == "try:") guarded = true;
+    }
+    previous = stripped;
+  }
+  return guarded;
+}
+
 }  // namespace sparkdoc::audit

@@ -40,6 +40,11 @@ struct SitePackages {
 // be listed.
 Result<SitePackages> index_site_packages(const Root& root, const std::string& dir);
 
+// Whether Python source imports `module` only inside a try block: no `import module` at the
+// top level, and one indented under a `try:` (000 §4's patch of mamba-ssm's
+// selective_scan_interface.py has exactly this form).
+bool import_is_guarded(std::string_view source, std::string_view module);
+
 // The distribution owning `relative`: its RECORD entry, else the one whose files share the
 // first path component ("selective_scan_cuda.cpython-312-x86_64-linux-gnu.so" has none:
 // then the file's own name up to the first '.').

@@ -63,4 +63,11 @@ std::vector<std::string> audit_notes(const NativeVerdict& v, NoteTopic topic, Se
   return out;
 }
 
+bool id_wanted(std::string_view id, const std::vector<std::string>& only) {
+  if (only.empty()) return true;
+  std::string lower = to_lower(id);
+  return std::any_of(only.begin(), only.end(),
+                     [&](const std::string& o) { return to_lower(trim(o)) == lower; });
+}
+
 }  // namespace sparkdoc::checks

@@ -22,6 +22,9 @@ Finding make_finding(std::string_view id, Verdict verdict, std::string detail,
 // The native-code audit's facts judged for the target: --arch when the workload names one,
 // else the platform's GPU (none read: GPU code listed, not judged). nullopt when the snapshot
 // has no audit, with the reason in `why` when given.
+// Whether `id` is among `only` (case-insensitively; an empty `only` wants every ID).
+bool id_wanted(std::string_view id, const std::vector<std::string>& only);
+
 std::optional<NativeVerdict> native_verdict(const Snapshot& s, const Workload& w,
                                             const facts::Platform& p, std::string* why = nullptr);
 // An audited package by any spelling of its name; nullptr when it has no native code.

@@ -206,7 +206,7 @@ const CheckInfo& g3_uma_headroom() {
       .keywords =
           "oom out of memory cuda nvidia-smi free memory n/a not supported page cache meminfo "
           "memavailable unified uma mmap safetensors load drop_caches headroom killed freeze "
-          "128gb",
+          "128gb checkpoint shards 66",
       .run = &judge,
   };
   return kInfo;

@@ -71,6 +71,7 @@ struct RuleContext {
   std::string torch_cuda;          // "13.0"
   std::string bnb_cuda_version;    // BNB_CUDA_VERSION
   std::vector<std::string> files;  // the package's shared objects, relative
+  std::vector<std::string> guarded_imports;  // NativeAudit::guarded_imports
 };
 
 NativeNote note(Severity severity, std::string text) {
@@ -226,7 +227,14 @@ std::vector<NativeNote> package_notes(const PackageVerdict& p, const RuleContext
                                     : "the GPU's")));
     }
   }
-  if (key == "mamba-ssm" && !any_file(c, "selective_scan_cuda")) {
+  const bool scan_guarded = std::find(c.guarded_imports.begin(), c.guarded_imports.end(),
+                                      "selective_scan_cuda") != c.guarded_imports.end();
+  if (key == "mamba-ssm" && !any_file(c, "selective_scan_cuda") && scan_guarded) {
+    out.push_back(note(Severity::kInfo,
+                       "mamba-ssm has no selective_scan_cuda, and its selective_scan_interface.py "
+                       "imports it inside try/except (000 §4's patch): Mamba-2 models "
+                       "(Nemotron-H) run on Triton kernels; Mamba-1's CUDA path is unavailable"));
+  } else if (key == "mamba-ssm" && !any_file(c, "selective_scan_cuda")) {
     out.push_back(note(Severity::kWarn,
                        "mamba-ssm was built without selective_scan_cuda (a build that sees no GPU "
                        "skips it silently): `import selective_scan_cuda` fails unless "
@@ -457,6 +465,7 @@ NativeVerdict judge_native(const audit::NativeAudit& facts,
     c.torch_cuda_major = torch_major;
     c.torch_cuda = facts.torch_cuda;
     c.bnb_cuda_version = facts.bnb_cuda_version;
+    c.guarded_imports = facts.guarded_imports;
     p.notes = package_notes(p, c);
     out.packages.push_back(std::move(p));
   }

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "checks/common.h"
+#include "checks/lint.h"
 #include "core/strings.h"
 #include "facts/platform.h"
 
@@ -25,13 +26,6 @@ const std::vector<CheckInfo>& table() {
   return kTable;
 }
 
-bool wanted(std::string_view id, const std::vector<std::string>& only) {
-  if (only.empty()) return true;
-  std::string lower = to_lower(id);
-  return std::any_of(only.begin(), only.end(),
-                     [&](const std::string& o) { return to_lower(trim(o)) == lower; });
-}
-
 }  // namespace
 
 std::span<const CheckInfo> all_checks() {
@@ -41,6 +35,9 @@ std::span<const CheckInfo> all_checks() {
 const CheckInfo* find_check(std::string_view id) {
   std::string lower = to_lower(trim(id));
   for (const auto& c : table()) {
+    if (to_lower(c.id) == lower) return &c;
+  }
+  for (const auto& c : all_lint_rules()) {
     if (to_lower(c.id) == lower) return &c;
   }
   return nullptr;
@@ -65,7 +62,7 @@ std::vector<Finding> run_checks(std::span<const CheckInfo> table, const Snapshot
   }
   std::vector<Finding> out;
   for (const auto& info : table) {
-    if (!wanted(info.id, only)) continue;
+    if (!id_wanted(info.id, only)) continue;
     Finding f;
     try {
       if (!info.run) throw std::logic_error("no function in the check table");

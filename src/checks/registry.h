@@ -20,6 +20,15 @@ using CheckFn = Finding (*)(const Snapshot&, const Workload&, const facts::Platf
 // Whether a check applies to the machine: nullopt when it does, else why not (the check then
 // reports SKIP with that reason and its judgement does not run).
 using AppliesFn = std::optional<std::string> (*)(const Snapshot&, const facts::Platform&);
+}  // namespace sparkdoc::checks
+namespace sparkdoc::job {
+struct Job;
+}
+namespace sparkdoc::checks {
+struct LintContext;
+class LintSink;
+// A lint rule's judgement of the job's files (checks/lint.h).
+using LintFn = void (*)(const job::Job&, const LintContext&, LintSink&);
 
 struct CheckInfo {
   std::string_view id;           // "G3"; never reused for another meaning
@@ -33,6 +42,7 @@ struct CheckInfo {
   std::string_view keywords;     // extra words for `explain "symptom words"`
   CheckFn run;                   // the judgement
   AppliesFn applies = nullptr;   // null: every machine (the judgement says SKIP where it must)
+  LintFn lint = nullptr;         // set for the lint rules (checks/lint.h) instead of run
 };
 
 // `const CheckInfo& g3_uma_headroom();` for every check in checks/list.h.
@@ -42,7 +52,8 @@ struct CheckInfo {
 
 // G1..G10 in order, then S1..Sn in order.
 std::span<const CheckInfo> all_checks();
-const CheckInfo* find_check(std::string_view id);  // case-insensitive; nullptr if unknown
+// A check or lint rule by ID, case-insensitive; nullptr if unknown.
+const CheckInfo* find_check(std::string_view id);
 
 // Runs the checks whose IDs are in `only` (all when empty), in table order. A check that
 // throws becomes a FAIL naming the internal error, never a crash.
@@ -54,7 +65,22 @@ std::vector<Finding> run_checks(std::span<const CheckInfo> table, const Snapshot
                                 const Workload& workload,
                                 const std::vector<std::string>& only = {});
 
-// Ranks checks against free text ("OOM while nvidia-smi shows free memory") for `explain`.
+// A check or lint rule found for free text, and how well it matched: the sum, over the query's
+// words it shares, of the field's weight times the word's rarity across the table.
+struct SearchHit {
+  const CheckInfo* info = nullptr;
+  double score = 0;
+  std::vector<std::string> words;  // the query's words it matched, in query order
+};
+// When an entry answers: two or more shared words scoring kSearchMatchScore together, or one
+// word scoring kSearchSingleWordScore alone (a keyword or title word at most two entries use).
+// Below that, one shared word that many entries use is a coincidence, not a match.
+inline constexpr double kSearchMatchScore = 6.0;
+inline constexpr double kSearchSingleWordScore = 9.0;
+
+// Ranks checks and lint rules against free text ("OOM while nvidia-smi shows free memory") for
+// `explain`, best first; only entries that answer (an ID in the text always does).
+std::vector<SearchHit> search_entries(std::string_view words, size_t max_results = 3);
 std::vector<const CheckInfo*> search_checks(std::string_view words, size_t max_results = 3);
 
 }  // namespace sparkdoc::checks

@@ -1,13 +1,14 @@
-// Symptom search for `sparkdoc explain "words"`: ranks checks by the words they share with the
-// query. Words are lowercase runs of letters and digits; a query word matches a check word when
-// equal, or when the shorter (at least 4 letters) starts the longer ("hang" ~ "hangs"). Each
-// match counts by the field it is in (keywords and title weigh most, cause least) times how
-// rare the word is across the table, so "memory" matters less than "nvidia-smi". A query word
-// that is a check ID puts that check first.
+// Symptom search for `sparkdoc explain "words"`: ranks checks and lint rules by the words they
+// share with the query, and answers nothing below a score. Words are lowercase runs of letters and
+// digits; a query word matches a check word when equal, or when the shorter (at least 4 letters)
+// starts the longer ("hang" ~ "hangs"). Each match counts by the field it is in (keywords and title
+// weigh most, cause least) times how rare the word is across the table, so "memory" matters less
+// than "nvidia-smi". A query word that is a check ID puts that check first.
 #include <algorithm>
 #include <array>
 #include <cmath>
 
+#include "checks/lint.h"
 #include "checks/registry.h"
 #include "core/strings.h"
 
@@ -75,19 +76,35 @@ double best_weight(const Indexed& c, std::string_view query) {
 
 }  // namespace
 
-std::vector<const CheckInfo*> search_checks(std::string_view text, size_t max_results) {
+std::vector<SearchHit> search_entries(std::string_view text, size_t max_results) {
   std::vector<Indexed> index;
-  for (const auto& info : all_checks()) {
+  auto add = [&index](const CheckInfo& info) {
     index.push_back({&info,
                      {words_of(info.keywords), words_of(info.title), words_of(info.symptom),
                       words_of(info.how_checked), words_of(info.cause)}});
-  }
+  };
+  for (const auto& info : all_checks()) add(info);
+  for (const auto& info : all_lint_rules()) add(info);
   auto query = words_of(text);
+  // A word repeated in the query (an error text names a module twice) counts once.
+  std::vector<std::string> distinct;
+  for (std::string& q : query) {
+    if (std::find(distinct.begin(), distinct.end(), q) == distinct.end()) {
+      distinct.push_back(std::move(q));
+    }
+  }
+  query = std::move(distinct);
   std::vector<double> scores(index.size(), 0.0);
+  std::vector<std::vector<std::string>> matched(index.size());
+  std::vector<double> best_single(index.size(), 0.0);
   auto n = static_cast<double>(index.size());
   for (const auto& q : query) {
     for (size_t i = 0; i < index.size(); ++i) {
-      if (to_lower(index[i].info->id) == q) scores[i] += 1000.0;
+      if (to_lower(index[i].info->id) == q) {
+        scores[i] += 1000.0;
+        best_single[i] += 1000.0;
+        matched[i].push_back(q);
+      }
     }
     std::vector<double> weights(index.size());
     size_t df = 0;
@@ -99,17 +116,31 @@ std::vector<const CheckInfo*> search_checks(std::string_view text, size_t max_re
     double rarity = std::log(1.0 + n / static_cast<double>(df));
     for (size_t i = 0; i < index.size(); ++i) {
       scores[i] += weights[i] * rarity;
+      best_single[i] = std::max(best_single[i], weights[i] * rarity);
+      if (weights[i] > 0) matched[i].push_back(q);
     }
   }
   std::vector<size_t> order;
   for (size_t i = 0; i < index.size(); ++i) {
-    if (scores[i] > 0) order.push_back(i);
+    // One shared word is a coincidence unless it is rare and where the entry names its subject
+    // ("gibberish" in a keyword); two or more words are a match at the threshold.
+    const bool answers = matched[i].size() >= 2 ? scores[i] >= kSearchMatchScore
+                                                : best_single[i] >= kSearchSingleWordScore;
+    if (answers) order.push_back(i);
   }
   // Stable: equal scores keep table order.
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return scores[a] > scores[b]; });
+  std::vector<SearchHit> out;
+  for (size_t i = 0; i < order.size() && i < max_results; ++i) {
+    out.push_back({index[order[i]].info, scores[order[i]], matched[order[i]]});
+  }
+  return out;
+}
+
+std::vector<const CheckInfo*> search_checks(std::string_view text, size_t max_results) {
   std::vector<const CheckInfo*> out;
-  for (size_t i = 0; i < order.size() && i < max_results; ++i) out.push_back(index[order[i]].info);
+  for (const SearchHit& hit : search_entries(text, max_results)) out.push_back(hit.info);
   return out;
 }
 

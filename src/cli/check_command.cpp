@@ -11,6 +11,7 @@
 #include "checks/registry.h"
 #include "cli/capture_flags.h"
 #include "cli/commands.h"
+#include "cli/lint_job.h"
 #include "core/fs.h"
 #include "core/strings.h"
 #include "core/units.h"
@@ -34,6 +35,7 @@ struct CheckFlags {
   std::string command;
   std::string arch;
   std::string color = "auto";
+  std::vector<std::string> lint;
 };
 
 // Readings carry text from the machine (paths, command lines); a byte that is not UTF-8 is
@@ -78,7 +80,7 @@ int run_check(const CheckFlags& flags) {
     for (auto part : split(item, ',')) {
       std::string id(trim(part));
       if (id.empty()) continue;
-      if (!checks::find_check(id)) {
+      if (const checks::CheckInfo* known = checks::find_check(id); !known || !known->run) {
         std::cerr << fmt::format("sparkdoc check: --only: no check named '{}' (see --list)\n", id);
         return kExitUsage;
       }
@@ -109,6 +111,19 @@ int run_check(const CheckFlags& flags) {
   }
 
   report::CheckReport rep = report::make_report(snapshot, workload, only, source);
+  if (!flags.lint.empty()) {
+    std::vector<std::string> commands;
+    if (!flags.command.empty()) commands.push_back(flags.command);
+    auto job = read_lint_job(flags.lint, commands);
+    if (!job) {
+      std::cerr << "sparkdoc check: --lint: " << job.error().message << "\n";
+      return kExitUsage;
+    }
+    // The job is judged for a Spark when this machine (or --arch) is one.
+    const bool spark = rep.platform.kind == facts::PlatformKind::kDgxSpark ||
+                       (workload.arch && workload.arch->major == 12 && workload.arch->minor == 1);
+    for (auto& f : lint_for_check(*job, spark)) rep.findings.push_back(std::move(f));
+  }
   if (!flags.env_report_file.empty()) {
     auto written = write_file(flags.env_report_file,
                               to_text(report::render_env_report(rep, flags.strict)) + "\n");
@@ -167,6 +182,12 @@ std::function<int()> add_check_command(CLI::App& app) {
                   "the GPU's: `--snapshot node.json --arch 12.1` judges a recorded machine's "
                   "environment for a DGX Spark")
       ->type_name("X.Y");
+  cmd->add_option("--lint", flags->lint,
+                  "Also judge the training job in PATH (files or folders, as `sparkdoc lint` "
+                  "does, with --cmd's line): its findings join the report and a FAIL blocks")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->type_name("PATH");
   cmd->add_option("--color", flags->color,
                   "Colour the verdict words: auto (on a terminal), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}))

@@ -28,20 +28,23 @@ int run_explain(const std::vector<std::string>& words, bool markdown) {
     std::cout << report::render_explanation(*info);
     return kExitReady;
   }
-  auto matches = checks::search_checks(query);
+  auto matches = checks::search_entries(query);
   if (matches.empty()) {
     std::cerr << fmt::format(
-        "sparkdoc explain: nothing matches \"{}\". Try a check ID (sparkdoc check --list) or "
-        "other symptom words.\n",
+        "sparkdoc explain: no entry matches \"{}\": sparkdoc knows nothing about it (rather than "
+        "a guess). Try a check or lint rule ID (sparkdoc check --list, sparkdoc lint --list), "
+        "the error's own words, or `sparkdoc check` and `sparkdoc lint` on the machine and the "
+        "job.\n",
         query);
     return kExitUsage;
   }
-  std::cout << fmt::format("Best match for \"{}\":\n\n", query);
-  std::cout << report::render_explanation(*matches.front());
+  std::cout << fmt::format("Best match for \"{}\" (on: {}):\n\n", query,
+                           join(matches.front().words, ", "));
+  std::cout << report::render_explanation(*matches.front().info);
   if (matches.size() > 1) {
     std::cout << "\nAlso related:\n";
     for (size_t i = 1; i < matches.size(); ++i) {
-      std::cout << fmt::format("  {:<4} {}\n", matches[i]->id, matches[i]->title);
+      std::cout << fmt::format("  {:<4} {}\n", matches[i].info->id, matches[i].info->title);
     }
   }
   return kExitReady;

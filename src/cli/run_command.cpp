@@ -14,6 +14,7 @@
 #include "checks/finding.h"
 #include "cli/capture_flags.h"
 #include "cli/commands.h"
+#include "cli/lint_job.h"
 #include "core/strings.h"
 #include "core/units.h"
 #include "report/report.h"
@@ -80,6 +81,11 @@ std::optional<std::string> preflight(const RunFlags& flags, const run::EnvPlan& 
   Workload workload;
   workload.command = join(flags.command, " ");
   report::CheckReport rep = report::make_report(snapshot, workload, {}, "live");
+  // The job too: the scripts and configs the command names, and the command line itself.
+  if (auto job = read_lint_job(launch_files(flags.command), {*workload.command})) {
+    const bool spark = rep.platform.kind == facts::PlatformKind::kDgxSpark;
+    for (auto& f : lint_for_check(*job, spark)) rep.findings.push_back(std::move(f));
+  }
   auto readiness = report::readiness(rep.findings, false);
   size_t fails = 0;
   size_t warns = 0;
@@ -95,7 +101,8 @@ std::optional<std::string> preflight(const RunFlags& flags, const run::EnvPlan& 
     if (!flags.force) {
       std::cerr << fmt::format(
           "sparkdoc run: preflight blocked the run ({} FAIL above; `sparkdoc check` shows every "
-          "line); fix them, or pass --force to run anyway. Nothing was started.\n",
+          "line, `sparkdoc lint` the job's); fix them, or pass --force to run anyway. Nothing "
+          "was started.\n",
           fails);
       return std::nullopt;
     }
@@ -103,7 +110,9 @@ std::optional<std::string> preflight(const RunFlags& flags, const run::EnvPlan& 
     return verdict + " (--force)";
   }
   std::cerr << fmt::format(
-      "sparkdoc run: preflight: {} ({} warnings; `sparkdoc check` shows them)\n", verdict, warns);
+      "sparkdoc run: preflight: {} ({} warnings; `sparkdoc check` and `sparkdoc lint` show "
+      "them)\n",
+      verdict, warns);
   return verdict;
 }
 
@@ -213,7 +222,8 @@ std::function<int()> add_run_command(CLI::App& app) {
   auto flags = std::make_shared<RunFlags>();
   CLI::App* cmd = app.add_subcommand(
       "run",
-      "Launch a training command the way the recipes do, and watch it: preflight (stops on a "
+      "Launch a training command the way the recipes do, and watch it: preflight of the machine "
+      "and of the scripts the command names (`sparkdoc lint`; stops on a "
       "FAIL unless --force), a clean environment (WORLD_SIZE, RANK, LOCAL_RANK, MASTER_*, NCCL_*, "
       "OMPI_*, MPI_*, PMI_* removed unless --distributed; ACCELERATE_USE_FSDP=0, "
       "ACCELERATE_USE_DEEPSPEED=0; PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True,"

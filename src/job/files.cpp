@@ -75,17 +75,29 @@ bool name_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
 }
 
-// The strings of a TOML or flow-YAML array text: ["a", 'b', c].
-std::vector<std::string> array_items(std::string_view s) {
+// The strings of a TOML or flow-YAML array text: ["a", 'b', {c = 1}]; `offsets`, when given, gets
+// where in `s` each item starts.
+std::vector<std::string> array_items(std::string_view s, std::vector<size_t>* offsets = nullptr) {
   std::vector<std::string> out;
+  const char* const base = s.data();
   s = strip(s);
   if (s.empty() || s.front() != '[') return out;
   s.remove_prefix(1);
   if (!s.empty() && s.back() == ']') s.remove_suffix(1);
   std::string item;
+  size_t start = 0;
   char quote = 0;
   int depth = 0;
-  for (char c : s) {
+  auto flush = [&] {
+    if (!strip(item).empty()) {
+      out.push_back(unquote(item));
+      if (offsets != nullptr) offsets->push_back(start);
+    }
+    item.clear();
+  };
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (item.empty() || strip(item).empty()) start = static_cast<size_t>(s.data() + i - base);
     if (quote) {
       if (c == quote) quote = 0;
       item += c;
@@ -95,13 +107,12 @@ std::vector<std::string> array_items(std::string_view s) {
     if (c == '[' || c == '{') ++depth;
     if (c == ']' || c == '}') --depth;
     if (c == ',' && depth == 0) {
-      if (!strip(item).empty()) out.push_back(unquote(item));
-      item.clear();
+      flush();
       continue;
     }
     item += c;
   }
-  if (!strip(item).empty()) out.push_back(unquote(item));
+  flush();
   return out;
 }
 
@@ -249,23 +260,36 @@ TomlRead parse_pyproject(std::string_view text) {
     if (eq == std::string_view::npos) continue;
     std::string key = unquote(line.substr(0, eq));
     std::string value(strip(line.substr(eq + 1)));
-    // A multi-line array: gather lines up to the closing bracket.
+    // A multi-line array: gather lines up to the closing bracket, noting where each starts.
+    std::vector<std::pair<size_t, uint32_t>> line_starts{{0, n}};
     if (value.starts_with("[") && value.find(']') == std::string::npos) {
       while (k + 1 < lines.size()) {
         ++k;
         std::string_view more = strip(without_comment(lines[k].second));
         value += " ";
+        line_starts.emplace_back(value.size(), lines[k].first);
         value += more;
         if (more.find(']') != std::string_view::npos) break;
       }
     }
+    auto line_at = [&line_starts](size_t offset) {
+      uint32_t at = line_starts.front().second;
+      for (const auto& [from, line_number] : line_starts) {
+        if (from <= offset) at = line_number;
+      }
+      return at;
+    };
     const std::string path = table.empty() ? key : table + "." + key;
     out.values.push_back(ConfigValue{path, value, n});
     const bool list = value.starts_with("[");
     if (list && (key == "dependencies" || key == "dev-dependencies" || dependency_table ||
                  table == "project.optional-dependencies")) {
-      for (const std::string& item : array_items(value)) {
-        if (auto r = parse_requirement(item, n)) out.requirements.push_back(std::move(*r));
+      std::vector<size_t> offsets;
+      const std::vector<std::string> items = array_items(value, &offsets);
+      for (size_t i = 0; i < items.size(); ++i) {
+        if (auto r = parse_requirement(items[i], line_at(offsets[i]))) {
+          out.requirements.push_back(std::move(*r));
+        }
       }
     } else if (dependency_table && !list && key != "python") {
       // name = "==5.2.0" or name = { version = "==5.2.0", ... }

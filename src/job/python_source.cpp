@@ -38,7 +38,8 @@ bool is_name(const Token& t, std::string_view name) {
   return t.kind == TokenKind::kName && t.text == name;
 }
 
-// "# sparkdoc: ignore L12, L14" -> {"L12", "L14"}.
+}  // namespace
+
 std::vector<std::string> ignored_ids(std::string_view comment) {
   std::vector<std::string> out;
   size_t at = comment.find("sparkdoc: ignore");
@@ -57,6 +58,8 @@ std::vector<std::string> ignored_ids(std::string_view comment) {
   return out;
 }
 
+namespace {
+
 class Parser {
  public:
   Parser(std::string_view text, std::vector<Token> tokens) : src_(text) {
@@ -66,6 +69,11 @@ class Parser {
         if (!ids.empty()) {
           auto& list = out_.ignored[t.line];
           list.insert(list.end(), ids.begin(), ids.end());
+          // A comment on a line of its own is about the line below it as well.
+          if (tokens_.empty() || tokens_.back().line != t.line) {
+            auto& next = out_.ignored[t.line + 1];
+            next.insert(next.end(), ids.begin(), ids.end());
+          }
         }
         continue;
       }

@@ -17,4 +17,8 @@ namespace sparkdoc::job {
 
 PySource parse_python_source(std::string_view text);
 
+// The rule IDs a comment asks not to report: "# sparkdoc: ignore L12, L14" -> {"L12", "L14"};
+// none when it does not say "sparkdoc: ignore".
+std::vector<std::string> ignored_ids(std::string_view comment);
+
 }  // namespace sparkdoc::job

@@ -63,6 +63,31 @@ std::optional<FileKind> classify_job_file(std::string_view name) {
   return std::nullopt;
 }
 
+namespace {
+
+// "# sparkdoc: ignore L23" comments of a file that is not Python: the first '#' of a line starts
+// its comment (a '#' in quotes that says so would count too, which only silences a finding).
+std::map<uint32_t, std::vector<std::string>> ignore_comments(std::string_view text) {
+  std::map<uint32_t, std::vector<std::string>> out;
+  uint32_t n = 0;
+  for (std::string_view line : split(text, '\n')) {
+    ++n;
+    const size_t hash = line.find('#');
+    if (hash == std::string_view::npos) continue;
+    std::vector<std::string> ids = ignored_ids(line.substr(hash));
+    if (ids.empty()) continue;
+    auto& here = out[n];
+    here.insert(here.end(), ids.begin(), ids.end());
+    if (trim(line.substr(0, hash)).empty()) {
+      auto& below = out[n + 1];
+      below.insert(below.end(), ids.begin(), ids.end());
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 JobFile read_job_text(std::string path, FileKind kind, std::string_view text) {
   JobFile f;
   f.path = std::move(path);
@@ -116,6 +141,7 @@ JobFile read_job_text(std::string path, FileKind kind, std::string_view text) {
       f.config = parse_cmake_cache(text);
       break;
   }
+  f.ignored = kind == FileKind::kPython ? f.python.ignored : ignore_comments(text);
   return f;
 }
 

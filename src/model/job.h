@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -90,6 +91,9 @@ struct JobFile {
   std::vector<Command> commands;          // shell lines of every kind of file
   std::vector<Requirement> requirements;  // kRequirements, kPyproject, kUvLock
   std::vector<ConfigValue> config;        // kConfig, kCompose, kPyproject; CMakeCache entries
+  // Lines whose comment says "sparkdoc: ignore ID[,ID...]", with the IDs not to report there
+  // (every kind of file; a comment on a line of its own covers the line below too).
+  std::map<uint32_t, std::vector<std::string>> ignored;
 };
 
 struct Job {

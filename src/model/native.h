@@ -89,6 +89,9 @@ struct NativeAudit {
   double elapsed_ms = 0;
   std::vector<NativeFile> files;                // shared objects, by file
   std::map<std::string, std::string> versions;  // package (as in NativeFile) -> version
+  // Extension modules a package's Python imports inside try/except, so that their absence is
+  // no import error: mamba-ssm's selective_scan_cuda once 000 §4's patch is applied.
+  std::vector<std::string> guarded_imports;
   bool operator==(const NativeAudit&) const = default;
 };
 

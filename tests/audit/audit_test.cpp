@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "audit/scan.h"
 #include "checks/common.h"
 #include "checks/native_code.h"
 #include "checks/registry.h"
@@ -160,6 +161,43 @@ TEST_F(AuditTree, VerdictsForGb10) {
   EXPECT_THAT(text, HasSubstr("FAIL flash_attn 2.7.4"));
   EXPECT_THAT(text, HasSubstr("FAIL badpkg 1.0"));
   EXPECT_EQ(report::audit_exit_status(r), 1);
+}
+
+// 000 §4 patches mamba-ssm's selective_scan_interface.py to import selective_scan_cuda inside
+// try/except; once the audit reads that, the missing extension is a note, not a warning.
+TEST_F(AuditTree, MambaWithoutItsExtensionStopsWarningOnceTheImportIsGuarded) {
+  auto mamba_notes = [this] {
+    std::vector<checks::NativeNote> out;
+    const NativeVerdict verdict = audit();
+    for (const auto& n : package(verdict, "mamba-ssm").notes) {
+      if (n.text.find("selective_scan_cuda") != std::string::npos) out.push_back(n);
+    }
+    return out;
+  };
+  put("mamba_ssm/ops/selective_scan_interface.py",
+      "import torch\nimport selective_scan_cuda\n\ndef f():\n    pass\n");
+  EXPECT_TRUE(facts().guarded_imports.empty());
+  ASSERT_EQ(mamba_notes().size(), 1u);
+  EXPECT_EQ(mamba_notes()[0].severity, Severity::kWarn);
+
+  put("mamba_ssm/ops/selective_scan_interface.py",
+      "import torch\n\ntry:\n    import selective_scan_cuda\nexcept ImportError:\n"
+      "    selective_scan_cuda = None\n");
+  EXPECT_THAT(facts().guarded_imports, ::testing::ElementsAre("selective_scan_cuda"));
+  ASSERT_EQ(mamba_notes().size(), 1u);
+  EXPECT_EQ(mamba_notes()[0].severity, Severity::kInfo);
+  EXPECT_THAT(mamba_notes()[0].text, HasSubstr("000 §4's patch"));
+}
+
+TEST(ImportIsGuarded, OnlyAnIndentedImportUnderTryCounts) {
+  EXPECT_TRUE(import_is_guarded("try:\n    import m\nexcept ImportError:\n    m = None\n", "m"));
+  EXPECT_TRUE(import_is_guarded("try:\r\n\timport m\r\nexcept Exception:\r\n  pass\r\n", "m"));
+  EXPECT_FALSE(import_is_guarded("import m\n", "m"));
+  EXPECT_FALSE(
+      import_is_guarded("try:\n    import m\nexcept ImportError:\n    pass\nimport m\n", "m"));
+  EXPECT_FALSE(import_is_guarded("if x:\n    import m\n", "m"));
+  EXPECT_FALSE(import_is_guarded("try:\n    import mm\nexcept: pass\n", "m"));
+  EXPECT_FALSE(import_is_guarded("", "m"));
 }
 
 TEST_F(AuditTree, Sm120aRunsOnlyOn120AndNothingIsJudgedWithoutATarget) {

@@ -176,6 +176,56 @@ TEST(SearchChecks, SymptomsFindTheirChecks) {
   EXPECT_EQ(first("what is g9"), "G9");
 }
 
+// The seeds' own error texts, pasted as a user would, find the entry that explains them.
+TEST(SearchChecks, TheSeedsErrorTextsFindTheirEntries) {
+  struct Case {
+    const char* text;
+    const char* id;
+  };
+  const Case cases[] = {
+      // 000 §1: the NVIDIA runtime's mount error on GB10.
+      {"docker: Error response from daemon: failed to create task for container: failed to create "
+       "shim task: OCI runtime create failed: runc create failed: unable to start container "
+       "process: error during container init: error running hook #0: error running hook: exit "
+       "status 1, stdout: , stderr: Auto-detected mode as 'legacy' nvidia-container-cli: mount "
+       "error: failed to fulfil mount request: open /usr/bin/nvidia-cuda-mps-control: no such "
+       "file or directory: unknown.",
+       "L21"},
+      // 000 §8: TRL asking a Nemotron-H model for gradient checkpointing.
+      {"ValueError: NemotronHForCausalLM does not support gradient checkpointing.", "L20"},
+      // 000 §4: mamba-ssm built in a docker build step without its CUDA extension.
+      {"ModuleNotFoundError: No module named 'selective_scan_cuda'", "L33"},
+      // 001 "Inference: llama.cpp": cuBLAS forced on GB10.
+      {"llama.cpp garbage output on GB10", "L36"},
+      {"llama-server prints gibberish", "L36"},
+      // 002 G1.
+      {"ImportError: /usr/lib/python3/dist-packages/flash_attn_2_cuda.so: undefined symbol: "
+       "_ZN3c104cuda9SetDeviceEi",
+       "G1"},
+      // 001: the out of memory at 66 % of the shards.
+      {"OOM at 66% of loading checkpoint shards", "G3"},
+  };
+  for (const Case& c : cases) {
+    auto found = search_entries(c.text);
+    ASSERT_FALSE(found.empty()) << c.text;
+    EXPECT_EQ(found.front().info->id, std::string_view(c.id))
+        << c.text << " -> " << found.front().info->id << " (" << found.front().score << ": "
+        << ::testing::PrintToString(found.front().words) << ")";
+  }
+}
+
+// Text no entry is about gets no answer rather than the least bad one.
+TEST(SearchChecks, TextNoEntryIsAboutMatchesNothing) {
+  for (const char* text : {"my cat ate the keyboard", "how do I center a div in CSS",
+                           "git push rejected non-fast-forward", "the printer is out of paper",
+                           "python list comprehension syntax", "wifi keeps disconnecting"}) {
+    auto found = search_entries(text);
+    EXPECT_TRUE(found.empty()) << text << " -> " << found.front().info->id << " ("
+                               << found.front().score << ": "
+                               << ::testing::PrintToString(found.front().words) << ")";
+  }
+}
+
 TEST(SearchChecks, LimitsAndNoise) {
   EXPECT_LE(search_checks("memory", 2).size(), 2u);
   EXPECT_TRUE(search_checks("the and of").empty());

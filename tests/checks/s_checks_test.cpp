@@ -313,14 +313,45 @@ TEST(S8Transformers, NativeNemotronHPasses) {
   EXPECT_EQ(run_one("S8", gb10_snapshot()).verdict, Verdict::kPass);
 }
 
-TEST(S8Transformers, OlderReleasesWarn) {
+TEST(S8Transformers, OlderReleasesAreJudgedForTheFamilyTheCommandNames) {
   Snapshot s = gb10_snapshot();
   set_dist(s, "transformers", "5.3.0");
+  // No model named: 5.3.0 is 001's Unsloth pairing, so no WARN for everyone (the old rule).
+  Finding none = run_one("S8", s);
+  EXPECT_EQ(none.verdict, Verdict::kInfo);
+  EXPECT_THAT(none.detail, HasSubstr("right for 001's Qwen3.5 MoE stacks"));
+  Finding nemotron =
+      run_one("S8", s, with_command("python train.py nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16"));
+  EXPECT_EQ(nemotron.verdict, Verdict::kWarn);
+  EXPECT_THAT(nemotron.detail, HasSubstr("older than 5.5.3, the first release that supports "
+                                         "Nemotron-H"));
+  Finding qwen = run_one("S8", s, with_command("python train.py --model Qwen/Qwen3.5-35B-A3B"));
+  EXPECT_EQ(qwen.verdict, Verdict::kPass);
+  EXPECT_THAT(qwen.detail, HasSubstr("supports Qwen3.5 MoE"));
+  set_dist(s, "transformers", "4.56.2");
+  EXPECT_EQ(run_one("S8", s).verdict, Verdict::kWarn);
+  EXPECT_THAT(run_one("S8", s).detail, HasSubstr("qwen3_5_moe"));
+}
+
+TEST(S8Transformers, UnslothWantsTheTransformersItWasValidatedWith) {
+  Snapshot s = gb10_snapshot();
+  set_dist(s, "unsloth", "2026.3.4");
+  set_dist(s, "transformers", "5.5.3");  // what the old S8 told every user to pin
   Finding f = run_one("S8", s);
   EXPECT_EQ(f.verdict, Verdict::kWarn);
-  EXPECT_THAT(f.detail, HasSubstr("transformers 5.3.0: no native NemotronHForCausalLM"));
-  set_dist(s, "transformers", "4.56.2");
-  EXPECT_THAT(run_one("S8", s).detail, HasSubstr("qwen3_5_moe"));
+  EXPECT_THAT(f.detail, HasSubstr("Unsloth 2026.3.4 (001) was validated with transformers 5.2.0, "
+                                  "not 5.5.3"));
+  // 000 runs Unsloth with --no-deps on Nemotron-H's pins: no pairing WARN for that family.
+  EXPECT_EQ(run_one("S8", s, with_command("python train.py nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B"))
+                .verdict,
+            Verdict::kPass);
+  set_dist(s, "transformers", "5.2.0");
+  EXPECT_EQ(run_one("S8", s, with_command("python train.py Qwen/Qwen3.5-35B-A3B")).verdict,
+            Verdict::kPass);
+  set_dist(s, "unsloth", "2026.3.17");
+  EXPECT_THAT(run_one("S8", s).detail, HasSubstr("validated with transformers 5.3.0"));
+  set_dist(s, "unsloth", "2027.1.1");  // a release no recipe validated: nothing to say about it
+  EXPECT_NE(run_one("S8", s).verdict, Verdict::kWarn);
 }
 
 TEST(S8Transformers, VersionTenIsNewerThanFive) {

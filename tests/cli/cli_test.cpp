@@ -202,6 +202,16 @@ TEST(Cli, ExplainByIdAndBySymptom) {
   Outcome symptom = run("explain \"undefined symbol at import\"");
   EXPECT_EQ(symptom.status, 0);
   EXPECT_THAT(symptom.out, ::testing::HasSubstr("G1"));
+  EXPECT_THAT(symptom.out, ::testing::HasSubstr("(on: undefined, symbol"));
+  // A lint rule answers too, and text no entry is about is said to match nothing.
+  Outcome rule =
+      run("explain \"ValueError: NemotronHForCausalLM does not support gradient "
+          "checkpointing\"");
+  EXPECT_EQ(rule.status, 0);
+  EXPECT_THAT(rule.out, ::testing::HasSubstr("L20"));
+  Outcome none = run("explain \"the printer is out of paper\"");
+  EXPECT_EQ(none.status, 2);
+  EXPECT_THAT(none.out, ::testing::HasSubstr("no entry matches"));
 }
 
 TEST(Cli, ListShowsEveryCheck) {

@@ -115,7 +115,8 @@ accelerate = { version = "1.3.0" }
   for (const auto& r : t.requirements) names.push_back(r.name + r.specifier);
   EXPECT_THAT(names, ElementsAre("transformers==5.2.0", "peft==0.18.1", "transformers==5.2.0",
                                  "accelerate==1.3.0"));
-  EXPECT_EQ(t.requirements[0].line, 3u);
+  EXPECT_EQ(t.requirements[0].line, 4u);  // each item of a multi-line array on its own line
+  EXPECT_EQ(t.requirements[1].line, 5u);
   EXPECT_EQ(value(t.values, "project.name"), "\"ner\"");
 }
 

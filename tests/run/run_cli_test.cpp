@@ -240,6 +240,34 @@ TEST(RunCli, PreflightFailStopsTheRunUnlessForced) {
   EXPECT_TRUE(fs::exists(tree.path() + "/ran"));
 }
 
+// The script the command names is linted before it starts: a seed mistake that breaks training
+// (lora_dropout on an MoE's experts, L9) stops the run; --force runs it anyway.
+TEST(RunCli, ALintFailInTheScriptStopsTheRunUnlessForced) {
+  sys::testing::TempTree tree;
+  std::ofstream(tree.path() + "/train.py") << R"(import sys
+open("ran", "w").write("ran")
+if len(sys.argv) > 5:  # the training below never runs in this test
+    from unsloth import FastModel
+    model, tokenizer = FastModel.from_pretrained(model_name="Qwen/Qwen3.5-35B-A3B")
+    model = FastModel.get_peft_model(
+        model,
+        r=16,
+        lora_dropout=0.05,
+        target_modules=["q_proj", "gate_proj", "up_proj", "down_proj"],
+    )
+)";
+  const std::string command = " -- python3 train.py";
+  Outcome blocked = sparkdoc_in(tree.path(), " run --no-gpu" + command);
+  EXPECT_EQ(blocked.status, 1) << blocked.out;
+  EXPECT_THAT(blocked.out, HasSubstr("L9 FAIL: train.py:9: lora_dropout=0.05"));
+  EXPECT_THAT(blocked.out, HasSubstr("preflight blocked the run"));
+  EXPECT_FALSE(fs::exists(tree.path() + "/ran"));
+  Outcome forced = sparkdoc_in(tree.path(), " run --no-gpu --force" + command);
+  EXPECT_EQ(forced.status, 0) << forced.out;
+  EXPECT_THAT(forced.out, HasSubstr("running anyway (--force)"));
+  EXPECT_TRUE(fs::exists(tree.path() + "/ran"));
+}
+
 TEST(RunCli, WithoutAWatchSidecarItSaysSoAndRuns) {
   sys::testing::TempTree tree;
   Outcome r = sparkdoc_in(tree.path(), " run --no-preflight --watch-exe /nonexistent/sparkdoc-watch -- true");
