@@ -1,7 +1,7 @@
 // The load pipeline behind `sparkdoc load` and libsparkdoc.so's C ABI: the driver and a Loader
 // on one device, a run of a plan with what it cost in host memory, and a whole checkpoint
 // loaded into memory the loader allocates, run one or more times and optionally verified.
-// Both callers go through here, so the cli holds no second copy of the pipeline.
+// Both callers go through here, so a change to the pipeline reaches both.
 //
 // Threading: as Loader (one run at a time per Loader). load_checkpoint calls the observer
 // from the calling thread only.

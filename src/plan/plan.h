@@ -1,6 +1,7 @@
 // `sparkdoc plan`: will this model and training method fit. Pure: the checkpoint's headers and
-// config.json come in already read, available memory comes in as a number (the CLI takes it
-// from a live snapshot or a recorded one), and the result renders as text or JSON.
+// config.json come in already read (plan/locate.h reads them), available memory comes in as a
+// number (the CLI takes it from a live snapshot or a recorded one), and the result renders as
+// text or JSON.
 #pragma once
 
 #include <cstdint>
