@@ -5,6 +5,7 @@
 // sampler's calls would be spread, so that no driver-side cache makes a call look cheaper.
 //   build-release/bench/watch_sample_cost [ITERATIONS] [LOG_PATH]
 // Run it beside a GPU load; bench/watch_overhead.sh does when it finds it next to sparkdoc.
+#include <fmt/format.h>
 #include <time.h>
 
 #include <array>
@@ -16,15 +17,13 @@
 #include <thread>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "core/fs.h"
 #include "gpu/nvml_api.h"
 #include "gpu/nvml_calls.h"
 #include "gpu/telemetry.h"
+#include "report/exposition.h"
+#include "runlog/writer.h"
 #include "watch/detectors.h"
-#include "watch/exposition.h"
-#include "watch/log.h"
 #include "watch/sampler.h"
 
 namespace {
@@ -64,13 +63,13 @@ int main(int argc, char** argv) {
   }
   nvmlDevice_t device = nullptr;
   api.device_get_handle_by_index(0, &device);
-  auto log = watch::LineFile::create(log_path);
+  auto log = runlog::LineFile::create(log_path);
   if (!log) {
     std::fprintf(stderr, "%s\n", log.error().message.c_str());
     return 1;
   }
-  watch::Sample sample = sampler.sample(0);
-  watch::Header header = sampler.header();
+  runlog::Sample sample = sampler.sample(0);
+  runlog::LogHeader header = sampler.header();
   watch::Detectors detectors(watch::detector_config(header));
 
   auto field = [&](std::vector<unsigned> ids) {
@@ -84,19 +83,20 @@ int main(int argc, char** argv) {
   double clock_s = 0;  // the samples' stamps, one second apart as at --interval 1s
   std::vector<Part> parts = {
       {"nvmlDeviceGetPowerUsage", [&] { api.device_get_power_usage(device, &out); }},
-      {"nvmlDeviceGetTemperature", [&] {
-         api.device_get_temperature(device, NVML_TEMPERATURE_GPU, &out);
-       }},
-      {"nvmlDeviceGetClockInfo(SM)", [&] { api.device_get_clock_info(device, NVML_CLOCK_SM, &out); }},
-      {"nvmlDeviceGetClockInfo(MEM)", [&] {
-         api.device_get_clock_info(device, NVML_CLOCK_MEM, &out);
-       }},
-      {"nvmlDeviceGetUtilizationRates", [&] {
+      {"nvmlDeviceGetTemperature",
+       [&] { api.device_get_temperature(device, NVML_TEMPERATURE_GPU, &out); }},
+      {"nvmlDeviceGetClockInfo(SM)",
+       [&] { api.device_get_clock_info(device, NVML_CLOCK_SM, &out); }},
+      {"nvmlDeviceGetClockInfo(MEM)",
+       [&] { api.device_get_clock_info(device, NVML_CLOCK_MEM, &out); }},
+      {"nvmlDeviceGetUtilizationRates",
+       [&] {
          nvmlUtilization_t u{};
          api.device_get_utilization_rates(device, &u);
        }},
       {"memory (v2, v1 on failure)", [&] { (void)gpu::read_memory(*nvml, device); }},
-      {"nvmlDeviceGetCurrentClocksEventReasons", [&] {
+      {"nvmlDeviceGetCurrentClocksEventReasons",
+       [&] {
          unsigned long long reasons = 0;
          api.device_get_current_clocks_event_reasons(device, &reasons);
        }},
@@ -108,20 +108,17 @@ int main(int argc, char** argv) {
        field({74, 75, 76, 77, 78, 79, 80, 81, 269, 270, 271, 83})},
       {"processes (compute + graphics)", [&] { (void)gpu::read_processes(*nvml, device); }},
       {"NvmlSession::read (one device, all of the above)", [&] { (void)session->read(0); }},
-      {"NvmlSession::read without counters and energy", [&] {
+      {"NvmlSession::read without counters and energy",
+       [&] {
          (void)session->read(0, gpu::ReadSet{false, false});
        }},
-      {"Sampler::sample at 1 Hz (NVML + /proc; counters 1 in 5, energy 1 in 30)", [&] {
-         sample = sampler.sample(++clock_s);
-       }},
+      {"Sampler::sample at 1 Hz (NVML + /proc; counters 1 in 5, energy 1 in 30)",
+       [&] { sample = sampler.sample(++clock_s); }},
       {"detectors", [&] { (void)detectors.feed(sample); }},
-      {"sample to JSON line", [&] { (void)watch::dump_line(watch::sample_to_json(sample)); }},
-      {"write + fdatasync of the line", [&] {
-         (void)log->write_line(watch::dump_line(watch::sample_to_json(sample)));
-       }},
-      {"Prometheus exposition (rendered per scrape, not per sample)", [&] {
-         (void)watch::render_exposition(header, sample, {}, 1);
-       }},
+      {"sample to JSON line", [&] { (void)runlog::to_line(sample); }},
+      {"write + fdatasync of the line", [&] { (void)log->write_line(runlog::to_line(sample)); }},
+      {"Prometheus exposition (rendered per scrape, not per sample)",
+       [&] { (void)report::render_exposition(header, sample, {}, 1); }},
   };
   for (int i = 0; i < iterations; ++i) {
     for (Part& part : parts) {

@@ -30,17 +30,6 @@ struct TpEvidence {
   std::vector<std::string> where;
 };
 
-// Config keys and command options that set the tensor-parallel degree, compared with '-' and
-// '_' alike and after any dotted prefix ("trainer.tensor_model_parallel_size").
-bool is_tp_key(std::string key) {
-  std::replace(key.begin(), key.end(), '_', '-');
-  key = to_lower(key);
-  while (!key.empty() && (key.front() == '-' || key.front() == '+')) key.erase(key.begin());
-  if (auto dot = key.rfind('.'); dot != std::string::npos) key = key.substr(dot + 1);
-  return key == "tensor-parallel-size" || key == "tp" || key == "tp-size" ||
-         key == "tensor-model-parallel-size" || key == "tensor-parallel-degree";
-}
-
 TpEvidence find_tp(const Snapshot& s, const Workload& w) {
   TpEvidence tp;
   auto consider = [&](std::string_view value, std::string where) {
@@ -59,7 +48,7 @@ TpEvidence find_tp(const Snapshot& s, const Workload& w) {
     for (size_t i = 0; i < words.size(); ++i) {
       const std::string& word = words[i];
       auto eq = word.find('=');
-      if (!is_tp_key(word.substr(0, eq))) continue;
+      if (!facts::is_tensor_parallel_key(word.substr(0, eq))) continue;
       bool is_option = word.starts_with("-");
       if (eq != std::string::npos) {
         consider(word.substr(eq + 1), fmt::format("{} in the command", word));

@@ -40,22 +40,28 @@ std::string nvfp4_packages(const Snapshot& s, const Workload& w, const facts::Pl
 
 Finding judge(const Snapshot& s, const Workload& w, const facts::Platform& p) {
   constexpr std::string_view kId = "G7";
-  if (!p.compute_capability) {
+  if (!p.compute_capability && !w.arch) {
     std::string why = p.kind == facts::PlatformKind::kNoGpu
                           ? "no NVIDIA GPU could be read"
                           : "the GPU's compute capability was not read";
     return make_finding(kId, Verdict::kSkip, fmt::format("{} ({})", why, join(p.evidence, "; ")));
   }
-  const auto& cc = *p.compute_capability;
-  std::string name = p.gpu_name.empty() ? std::string("GPU") : p.gpu_name;
+  // --arch judges the native code for another GPU: the NVFP4 rule follows it.
+  const gpu::ComputeCapability cc = w.arch ? *w.arch : *p.compute_capability;
+  std::string name = w.arch               ? std::string("--arch")
+                     : p.gpu_name.empty() ? std::string("GPU")
+                                          : p.gpu_name;
   if (cc.major == 12 && cc.minor == 1) {
     std::vector<std::string> details;
     std::string packages = nvfp4_packages(s, w, p, details);
-    return make_finding(kId, Verdict::kPass,
-                        "SM121 (12.1) detected; NVFP4 kernels need sm_121a (or sm_120f/121f) "
-                        "code or they run ~32% slower than FP8 — stay on FP8 unless the build "
-                        "targets sm_121a" + packages,
-                        details);
+    return make_finding(
+        kId, Verdict::kPass,
+        std::string(w.arch ? "SM121 (12.1) asked for with --arch" : "SM121 (12.1) detected") +
+            "; NVFP4 kernels need sm_121a (or sm_120f/121f) "
+            "code or they run ~32% slower than FP8 — stay on FP8 unless the build "
+            "targets sm_121a" +
+            packages,
+        details);
   }
   if (cc.major == 12 && cc.minor == 0) {
     return make_finding(kId, Verdict::kInfo,

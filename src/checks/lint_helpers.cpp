@@ -37,6 +37,8 @@ void for_each_call(const job::Job& job,
 
 bool is_model_load(const job::PyCall& call) {
   if (call.method() != "from_pretrained") return false;
+  // diffusers' models and pipelines load with from_pretrained too, and keep torch_dtype=.
+  if (call.callee.starts_with("diffusers.")) return false;
   std::string_view cls = class_part(call.callee);
   if (cls == "FastModel" || cls == "FastLanguageModel" || cls == "FastVisionModel") return true;
   if (cls.find("Tokenizer") != std::string_view::npos ||

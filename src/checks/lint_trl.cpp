@@ -125,14 +125,19 @@ void l20(const job::Job& job, const LintContext&, LintSink& sink) {
       "gradient_checkpointing_func=functools.partial(torch.utils.checkpoint.checkpoint, "
       "use_reentrant=False)) (000 §8; through PEFT: model.base_model.model), and keep "
       "gradient_checkpointing=False in the trainer's config";
-  lint::for_each_call(job, [&](const job::JobFile& f, const job::PyCall& c) {
+  // The model family is looked up only for a call that asks for checkpointing: it reads the
+  // whole file, and doing that for every call is quadratic in a large file.
+  auto nemotron = [](const job::JobFile& f) {
     const ModelFamily* family = lint::file_model_family(f);
-    if (family == nullptr || family->model_type != "nemotron_h") return;
+    return family != nullptr && family->model_type == "nemotron_h";
+  };
+  lint::for_each_call(job, [&](const job::JobFile& f, const job::PyCall& c) {
     if (is_training_config(c)) {
       const PyValue* v = c.keyword("gradient_checkpointing");
-      if (v != nullptr && v->is_true())
+      if (v != nullptr && v->is_true() && nemotron(f)) {
         sink.add(Verdict::kWarn, f, lint::line_of(c, v), std::string(kText));
-    } else if (c.method() == "gradient_checkpointing_enable") {
+      }
+    } else if (c.method() == "gradient_checkpointing_enable" && nemotron(f)) {
       sink.add(Verdict::kWarn, f, c.line, std::string(kText));
     }
   });

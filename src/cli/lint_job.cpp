@@ -56,4 +56,11 @@ std::vector<checks::Finding> lint_for_check(const job::Job& job, bool spark) {
   return report::lint_check_findings(checks::run_lint(job, context));
 }
 
+std::vector<checks::Finding> lint_launch(const std::vector<std::string>& argv, bool spark) {
+  std::string line;
+  for (const std::string& word : argv) line += (line.empty() ? "" : " ") + word;
+  auto job = read_lint_job(launch_files(argv), {line});
+  return job ? lint_for_check(*job, spark) : std::vector<checks::Finding>{};
+}
+
 }  // namespace sparkdoc::cli

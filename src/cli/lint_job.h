@@ -24,4 +24,8 @@ std::vector<std::string> launch_files(const std::vector<std::string>& argv);
 // Lints the job for the check report: each finding as a check line ("L3", "train.py:36: ...").
 std::vector<checks::Finding> lint_for_check(const job::Job& job, bool spark);
 
+// run's pre-launch lint: the files a launch command names (launch_files) and the command line
+// itself, as check lines; none when they cannot be read.
+std::vector<checks::Finding> lint_launch(const std::vector<std::string>& argv, bool spark);
+
 }  // namespace sparkdoc::cli

@@ -9,9 +9,10 @@
 
 #include "cli/commands.h"
 #include "core/fs.h"
-#include "runreport/html.h"
-#include "runreport/log.h"
-#include "runreport/summary.h"
+#include "facts/run_summary.h"
+#include "report/run_page.h"
+#include "report/run_summary.h"
+#include "runlog/reader.h"
 
 namespace sparkdoc::cli {
 namespace {
@@ -24,20 +25,20 @@ struct ReportFlags {
 };
 
 int run_report(const ReportFlags& flags) {
-  auto log = runreport::read_log(flags.log);
+  auto log = runlog::read_log(flags.log);
   if (!log) {
     std::cerr << "sparkdoc report: " << log.error().message << "\n";
     return kExitUsage;
   }
-  runreport::Summary summary = runreport::summarize(*log);
+  facts::RunSummary summary = facts::summarize_run(*log);
   if (!flags.output.empty()) {
-    runreport::HtmlOptions options;
+    report::RunPageOptions options;
     options.title = flags.title;
     auto slash = flags.log.find_last_of('/');
     options.source = slash == std::string::npos || slash + 1 == flags.log.size()
                          ? flags.log
                          : flags.log.substr(slash + 1);
-    std::string html = runreport::render_html(*log, summary, options);
+    std::string html = report::render_run_page(*log, summary, options);
     if (auto written = write_file(flags.output, html); !written) {
       std::cerr << "sparkdoc report: " << written.error().message << "\n";
       return kExitUsage;
@@ -47,11 +48,11 @@ int run_report(const ReportFlags& flags) {
                              (html.size() + 1023) / 1024);
   }
   if (flags.json) {
-    std::cout << runreport::render_summary_json(summary).dump(
+    std::cout << report::render_run_summary_json(summary).dump(
                      2, ' ', false, nlohmann::json::error_handler_t::replace)
               << "\n";
   } else if (flags.output.empty()) {
-    std::cout << runreport::render_summary_text(summary, 50);
+    std::cout << report::render_run_summary_text(summary, 50);
   }
   return kExitReady;
 }

@@ -1,5 +1,6 @@
-// `sparkdoc run [options] -- CMD ARGS...`: preflight (check's pipeline, judged against the
-// environment the command will get), then run (src/run) and a summary of its log (runreport).
+// `sparkdoc run [options] -- CMD ARGS...`: preflight (check's pipeline on a snapshot taken with
+// the environment the command will get, judged by report/preflight.h), then run (src/run) and a
+// summary of its log (facts/run_summary.h, rendered by report/run_summary.h).
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -10,18 +11,18 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "capture/capture.h"
-#include "checks/finding.h"
 #include "cli/capture_flags.h"
 #include "cli/commands.h"
 #include "cli/lint_job.h"
 #include "core/strings.h"
 #include "core/units.h"
-#include "report/report.h"
+#include "facts/platform.h"
+#include "facts/run_summary.h"
+#include "report/preflight.h"
+#include "report/run_summary.h"
 #include "run/environment.h"
 #include "run/process.h"
 #include "run/runner.h"
-#include "runreport/summary.h"
 #include "tune/tunables.h"
 
 namespace sparkdoc::cli {
@@ -78,42 +79,9 @@ std::optional<std::string> preflight(const RunFlags& flags, const run::EnvPlan& 
   CaptureOptions options = flags.capture.options();
   options.envp = envp.data();
   Snapshot snapshot = capture_live(std::move(options), "run");
-  Workload workload;
-  workload.command = join(flags.command, " ");
-  report::CheckReport rep = report::make_report(snapshot, workload, {}, "live");
-  // The job too: the scripts and configs the command names, and the command line itself.
-  if (auto job = read_lint_job(launch_files(flags.command), {*workload.command})) {
-    const bool spark = rep.platform.kind == facts::PlatformKind::kDgxSpark;
-    for (auto& f : lint_for_check(*job, spark)) rep.findings.push_back(std::move(f));
-  }
-  auto readiness = report::readiness(rep.findings, false);
-  size_t fails = 0;
-  size_t warns = 0;
-  for (const auto& f : rep.findings) {
-    if (f.verdict == checks::Verdict::kFail) {
-      ++fails;
-      std::cerr << fmt::format("{} {}: {}\n", f.id, checks::verdict_word(f.verdict), f.detail);
-    }
-    if (f.verdict == checks::Verdict::kWarn) ++warns;
-  }
-  std::string verdict(report::readiness_key(readiness));
-  if (readiness == report::Readiness::kBlocked) {
-    if (!flags.force) {
-      std::cerr << fmt::format(
-          "sparkdoc run: preflight blocked the run ({} FAIL above; `sparkdoc check` shows every "
-          "line, `sparkdoc lint` the job's); fix them, or pass --force to run anyway. Nothing "
-          "was started.\n",
-          fails);
-      return std::nullopt;
-    }
-    std::cerr << fmt::format("sparkdoc run: preflight: {} FAIL; running anyway (--force)\n", fails);
-    return verdict + " (--force)";
-  }
-  std::cerr << fmt::format(
-      "sparkdoc run: preflight: {} ({} warnings; `sparkdoc check` and `sparkdoc lint` show "
-      "them)\n",
-      verdict, warns);
-  return verdict;
+  const bool spark = facts::classify_platform(snapshot).kind == facts::PlatformKind::kDgxSpark;
+  return report::judge_preflight(snapshot, flags.command, lint_launch(flags.command, spark),
+                                 flags.force, std::cerr);
 }
 
 int run_run(const RunFlags& flags, const CLI::App* app) {
@@ -201,14 +169,14 @@ int run_run(const RunFlags& flags, const CLI::App* app) {
     std::cerr << "sparkdoc run: " << outcome.error().message << "\n";
     return kExitBlocked;
   }
-  runreport::Summary summary = runreport::summarize(outcome->log);
+  facts::RunSummary summary = facts::summarize_run(outcome->log);
   if (flags.json) {
-    nlohmann::json j = runreport::render_summary_json(summary);
+    nlohmann::json j = report::render_run_summary_json(summary);
     j["log_dir"] = outcome->log_dir;
     j["exit_status"] = outcome->exit_status;
     std::cout << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else if (outcome->started) {
-    std::cerr << runreport::render_summary_text(summary);
+    std::cerr << report::render_run_summary_text(summary);
     std::cerr << fmt::format("  {:<12} {}/ (sparkdoc report {} -o run.html)\n", "log",
                              outcome->log_dir, outcome->log_dir);
   }

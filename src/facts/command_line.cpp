@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/strings.h"
+
 namespace sparkdoc::facts {
 
 namespace {
@@ -45,6 +47,15 @@ std::optional<std::string> option_value(std::string_view command,
     }
   }
   return std::nullopt;
+}
+
+bool is_tensor_parallel_key(std::string key) {
+  std::replace(key.begin(), key.end(), '_', '-');
+  key = to_lower(key);
+  while (!key.empty() && (key.front() == '-' || key.front() == '+')) key.erase(key.begin());
+  if (auto dot = key.rfind('.'); dot != std::string::npos) key = key.substr(dot + 1);
+  return key == "tensor-parallel-size" || key == "tp" || key == "tp-size" ||
+         key == "tensor-model-parallel-size" || key == "tensor-parallel-degree";
 }
 
 }  // namespace sparkdoc::facts

@@ -16,4 +16,9 @@ std::vector<std::string> command_words(std::string_view command);
 std::optional<std::string> option_value(std::string_view command,
                                         const std::vector<std::string_view>& flags);
 
+// Whether a config key or command option sets the tensor-parallel degree (G10 and lint's L43):
+// tensor-parallel-size, tp, tp-size, tensor-model-parallel-size, tensor-parallel-degree, with
+// '-' and '_' alike, leading dashes and any dotted prefix ("trainer.tp_size") ignored.
+bool is_tensor_parallel_key(std::string key);
+
 }  // namespace sparkdoc::facts

@@ -4,8 +4,12 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <filesystem>
+#include <mutex>
+#include <optional>
 #include <system_error>
+#include <thread>
 
 #include "core/fs.h"
 #include "core/strings.h"
@@ -207,24 +211,52 @@ Result<Job> read_job(const std::vector<std::string>& paths, const JobReadOptions
   }
   std::sort(found.begin(), found.end(),
             [](const Found& a, const Found& b) { return a.shown < b.shown; });
-  size_t done = 0;
-  for (const Found& f : found) {
-    auto text = read_text(f.path, options.max_file_bytes);
-    if (options.progress) options.progress(++done, found.size());
-    if (!text) {
-      job.skipped.push_back(fmt::format("{}: {}", f.shown, text.error().message));
-      continue;
+  // Files are independent: workers take them in order from a shared index, and the results
+  // land in their sorted places, so the job reads the same whatever the thread count.
+  struct Read {
+    std::optional<JobFile> file;
+    std::string skipped;
+  };
+  std::vector<Read> reads(found.size());
+  std::atomic<size_t> next{0};
+  std::atomic<size_t> done{0};
+  std::mutex progress_lock;
+  auto work = [&] {
+    for (size_t i = next++; i < found.size(); i = next++) {
+      const Found& f = found[i];
+      auto text = read_text(f.path, options.max_file_bytes);
+      if (!text) {
+        reads[i].skipped = fmt::format("{}: {}", f.shown, text.error().message);
+      } else if (text->find('\0', 0) != std::string::npos && text->find('\0') < 8192) {
+        reads[i].skipped = fmt::format("{}: binary, not read", f.shown);
+      } else {
+        FileKind kind = f.kind;
+        if (kind == FileKind::kShell && text->starts_with("#!") &&
+            text->substr(0, text->find('\n')).find("python") != std::string::npos) {
+          kind = FileKind::kPython;
+        }
+        reads[i].file = read_job_text(f.shown, kind, *text);
+      }
+      const size_t finished = ++done;
+      if (options.progress) {
+        std::lock_guard<std::mutex> hold(progress_lock);
+        options.progress(finished, found.size());
+      }
     }
-    if (text->find('\0', 0) != std::string::npos && text->find('\0') < 8192) {
-      job.skipped.push_back(fmt::format("{}: binary, not read", f.shown));
-      continue;
+  };
+  unsigned threads = options.threads;
+  if (threads == 0) threads = std::clamp(std::thread::hardware_concurrency(), 1u, 16u);
+  threads = static_cast<unsigned>(std::min<size_t>(threads, std::max<size_t>(found.size() / 4, 1)));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  for (Read& r : reads) {
+    if (r.file) {
+      job.files.push_back(std::move(*r.file));
+    } else {
+      job.skipped.push_back(std::move(r.skipped));
     }
-    FileKind kind = f.kind;
-    if (kind == FileKind::kShell && text->starts_with("#!") &&
-        text->substr(0, text->find('\n')).find("python") != std::string::npos) {
-      kind = FileKind::kPython;
-    }
-    job.files.push_back(read_job_text(f.shown, kind, *text));
   }
   return job;
 }

@@ -28,8 +28,10 @@ JobFile read_job_text(std::string path, FileKind kind, std::string_view text);
 struct JobReadOptions {
   size_t max_files = 50000;
   size_t max_file_bytes = size_t{4} << 20;
-  // Called as files are read (done, found so far); may be empty.
+  // Called as files are read (done, found so far), from one thread at a time; may be empty.
   std::function<void(size_t, size_t)> progress;
+  // Threads that read and parse files; 0: one per CPU, at most 16.
+  unsigned threads = 0;
 };
 
 // Errors: a path that does not exist or cannot be listed (the message names it).

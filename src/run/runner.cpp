@@ -20,9 +20,11 @@
 #include "core/time.h"
 #include "core/units.h"
 #include "core/version.h"
+#include "facts/run_summary.h"
 #include "run/load_window.h"
 #include "run/log_folder.h"
-#include "runreport/summary.h"
+#include "runlog/reader.h"
+#include "runlog/writer.h"
 #include "sys/proc_stat.h"
 #include "tune/journal.h"
 #include "tune/ownership.h"
@@ -32,10 +34,10 @@
 namespace sparkdoc::run {
 namespace {
 
-using runreport::CacheDrop;
-using runreport::LoadWindowEnd;
-using runreport::RunEnd;
-using runreport::RunStart;
+using runlog::CacheDrop;
+using runlog::LoadWindowEnd;
+using runlog::RunEnd;
+using runlog::RunStart;
 using SteadyClock = std::chrono::steady_clock;
 
 // How long the sidecar gets to write its last line after SIGTERM before SIGKILL.
@@ -94,7 +96,7 @@ class Tuning {
   Tuning& operator=(const Tuning&) = delete;
 
   // 000 §6: min_free_kbytes=1048576 and vfs_cache_pressure=500 for the load window.
-  Result<std::vector<runreport::TunedValue>> set_vm_for_load() {
+  Result<std::vector<runlog::TunedValue>> set_vm_for_load() {
     auto loc = tune::journal_location(o_.root, o_.euid, o_.xdg_state_home, o_.home);
     if (!loc) return fail("no journal, so nothing changed: " + loc.error().message);
     tune::JournalSession session;
@@ -104,7 +106,7 @@ class Tuning {
     auto opened = tune::JournalWriter::open(*loc, o_.euid, session);
     if (!opened) return fail("no journal, so nothing changed: " + opened.error().message);
     journal_.emplace(std::move(*opened));
-    std::vector<runreport::TunedValue> tuned;
+    std::vector<runlog::TunedValue> tuned;
     for (auto [tunable, value] :
          {std::pair{tune::Tunable::kMinFreeKbytes, tune::kLoadMinFreeKbytes},
           std::pair{tune::Tunable::kVfsCachePressure, tune::kLoadVfsCachePressure}}) {
@@ -128,8 +130,8 @@ class Tuning {
     return journal_->record_command(pid, stat->start_ticks, name);
   }
 
-  std::vector<runreport::RestoredValue> restore() {
-    std::vector<runreport::RestoredValue> out;
+  std::vector<runlog::RestoredItem> restore() {
+    std::vector<runlog::RestoredItem> out;
     if (!journal_) return out;
     tune::JournalLocation loc = journal_->location();
     bool own_journal = journal_->created();
@@ -167,7 +169,7 @@ class Tuning {
  private:
   const RunOptions& o_;
   std::optional<tune::JournalWriter> journal_;
-  std::vector<runreport::TunedValue> tuned_;
+  std::vector<runlog::TunedValue> tuned_;
 };
 
 // 000 §7's dropper thread, from outside the process: sync and drop_caches=3 every N seconds
@@ -198,7 +200,7 @@ class CacheDropper {
     rule.limit_s = o_.drop_for_s;
     auto start = SteadyClock::now();
     LoadWindow window(rule, 0);
-    std::optional<runreport::LogFollower> follower;
+    std::optional<runlog::LogFollower> follower;
     if (!watch_log_.empty()) follower.emplace(watch_log_);
     auto every = std::chrono::duration<double>(*o_.drop_every_s);
     std::string reason = "the command ended";
@@ -209,14 +211,13 @@ class CacheDropper {
       }
       auto dropped = tune::sync_and_drop_caches(o_.root);
       double ts = wall_now();
-      log_.append(
-          runreport::cache_drop_line(CacheDrop{format_iso8601_utc(ts), ts, dropped.has_value(),
-                                               dropped ? "" : dropped.error().message}));
+      log_.append(runlog::to_line(
+          CacheDrop{ts, dropped.has_value(), dropped ? "" : dropped.error().message}));
       std::optional<uint64_t> gpu_memory;
       if (follower) {
         follower->poll();
         const auto& samples = follower->log().samples;
-        if (!samples.empty()) gpu_memory = runreport::sample_gpu_memory(samples.back());
+        if (!samples.empty()) gpu_memory = facts::sample_gpu_memory(samples.back());
       }
       double elapsed = std::chrono::duration<double>(SteadyClock::now() - start).count();
       if (auto end = window.check(elapsed, gpu_memory)) {
@@ -225,7 +226,7 @@ class CacheDropper {
       }
     }
     double ts = wall_now();
-    log_.append(runreport::load_window_end_line(LoadWindowEnd{format_iso8601_utc(ts), ts, reason}));
+    log_.append(runlog::to_line(LoadWindowEnd{ts, reason}));
   }
 
   const RunOptions& o_;
@@ -457,7 +458,6 @@ Result<RunOutcome> supervise(const RunOptions& o, SignalGate& gate, std::ostream
         << "): if this sparkdoc is killed, the next start restores the values at once\n";
   }
 
-  start.t = format_iso8601_utc(start_ts);
   start.ts = start_ts;
   start.sparkdoc_version = std::string(kVersion);
   start.host = host_name();
@@ -475,7 +475,7 @@ Result<RunOutcome> supervise(const RunOptions& o, SignalGate& gate, std::ostream
     start.drop_cache_every_s = o.drop_every_s;
     start.drop_cache_for_s = o.drop_for_s;
   }
-  log.append(runreport::run_start_line(start));
+  log.append(runlog::to_line(start));
 
   RunEnd end;
   std::optional<CacheDropper> dropper;
@@ -540,12 +540,11 @@ Result<RunOutcome> supervise(const RunOptions& o, SignalGate& gate, std::ostream
   }
   end.restored = tuning.restore();
   double end_ts = wall_now();
-  end.t = format_iso8601_utc(end_ts);
   end.ts = end_ts;
-  log.append(runreport::run_end_line(end));
+  log.append(runlog::to_line(end));
 
   outcome.exit_status = end.exit_status;
-  auto read = runreport::read_log(folder->path);
+  auto read = runlog::read_log(folder->path);
   if (read) outcome.log = std::move(*read);
   return outcome;
 }

@@ -12,8 +12,8 @@
 // a SIGKILL of sparkdoc leaves the journal, which the next `sparkdoc run` restores first
 // (restore_leftover_journal) and `sparkdoc clean --restore` can restore too.
 //
-// The log folder is made as log_folder.h says. The run log's lines are runreport/log.h's
-// RunStart, CacheDrop, LoadWindowEnd and RunEnd.
+// The log folder is made as log_folder.h says. The run log's lines are model/runlog.h's
+// RunStart, CacheDrop, LoadWindowEnd and RunEnd, written by runlog/writer.h.
 // Threading: one thread supervises; the dropper is a second thread that only drops caches,
 // reads the watch log and appends cache_drop lines (each line one write(2) on an O_APPEND file).
 #pragma once
@@ -26,9 +26,9 @@
 
 #include "core/fs.h"
 #include "core/result.h"
+#include "model/runlog.h"
 #include "run/environment.h"
 #include "run/process.h"
-#include "runreport/log.h"
 
 namespace sparkdoc::run {
 
@@ -86,7 +86,7 @@ struct RunOutcome {
   int exit_status = 0;   // the command's, as a shell reports it
   bool started = false;  // false: exec failed, or a signal came before the start
   std::string log_dir;   // the folder the logs went to
-  runreport::RunLog log;  // both files read back at the end
+  runlog::RunLog log;    // both files read back at the end (runlog::read_log)
 };
 
 // Runs the command to its end. `say` gets sparkdoc's own notices (one line each, "sparkdoc

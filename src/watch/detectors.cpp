@@ -12,12 +12,19 @@
 
 #include "core/strings.h"
 #include "core/units.h"
+#include "facts/memory.h"
+#include "facts/throttle.h"
 #include "model/clock_events.h"
 #include "model/gpu.h"
-#include "watch/throttle.h"
 
 namespace sparkdoc::watch {
 namespace {
+
+using runlog::Event;
+using runlog::EventSeverity;
+using runlog::GpuProcessUse;
+using runlog::GpuSample;
+using runlog::Sample;
 
 // An episode of a condition with a level (0 = absent). update() returns the level to report
 // when it rises above the highest one reported in the current episode, else 0; the episode
@@ -59,13 +66,13 @@ struct GpuPoint {
   std::optional<unsigned> util_pct;
 };
 
-using CounterField = std::optional<uint64_t> ClockCounters::*;
+using CounterField = std::optional<uint64_t> runlog::ClockCounters::*;
 
 struct SlowdownGroup {
   std::string_view label;
   uint64_t reason_bits;
   std::array<CounterField, 3> counters;  // null members unused
-  Severity severity;
+  EventSeverity severity;
   std::string_view advice;
   std::string_view spark_advice;
 };
@@ -74,32 +81,33 @@ struct SlowdownGroup {
 // and counters show it.
 const std::array<SlowdownGroup, 4> kSlowdownGroups = {{
     {"power capping",
-     kPowerCapReasons,
-     {&ClockCounters::power, &ClockCounters::board_limit, nullptr},
-     Severity::kInfo,
+     facts::kPowerCapReasons,
+     {&runlog::ClockCounters::power, &runlog::ClockCounters::board_limit, nullptr},
+     EventSeverity::kInfo,
      "The GPU is at its power limit: expected under full load; throughput is bounded by power.",
      "DGX Spark sustains about 100 W (G4): expected under full load, and why throughput stays "
      "below the datasheet's; use the supplied 240 W adapter and keep the vents clear."},
     {"thermal slowdown",
-     kThermalReasons,
-     {&ClockCounters::thermal, &ClockCounters::sw_thermal, &ClockCounters::hw_thermal},
-     Severity::kWarn,
+     facts::kThermalReasons,
+     {&runlog::ClockCounters::thermal, &runlog::ClockCounters::sw_thermal,
+      &runlog::ClockCounters::hw_thermal},
+     EventSeverity::kWarn,
      "The GPU is too hot: improve airflow, check that the intake is clear, or cap clocks "
      "(nvidia-smi -lgc).",
      "The GPU is too hot (G4): improve airflow, cap clocks (nvidia-smi -lgc 0,2100) or split "
      "the run into shorter pieces; a Spark that keeps heating can reboot under sustained load."},
     {"hardware slowdown or power brake",
-     kHardwareSlowdownReasons,
-     {&ClockCounters::hw_power_brake, nullptr, nullptr},
-     Severity::kWarn,
+     facts::kHardwareSlowdownReasons,
+     {&runlog::ClockCounters::hw_power_brake, nullptr, nullptr},
+     EventSeverity::kWarn,
      "The board asked for less power (an external power-supply or thermal signal): check the "
      "power supply and cooling.",
      "The board asked for less power: use the supplied 240 W adapter; if clocks stay low, "
      "power-cycle fully (unplug the brick from the wall and from the Spark, wait 60 s)."},
     {"reliability limit",
      0,
-     {&ClockCounters::reliability, nullptr, nullptr},
-     Severity::kInfo,
+     {&runlog::ClockCounters::reliability, nullptr, nullptr},
+     EventSeverity::kInfo,
      "The driver held clocks down to stay within voltage and current limits; nothing to do "
      "unless it persists.",
      "The driver held clocks down to stay within voltage and current limits; nothing to do "
@@ -115,7 +123,7 @@ struct GpuState {
   // what they showed for each slowdown group over the step that ended there: a sample without
   // counters keeps that verdict until the next reading.
   std::optional<double> counters_ts;
-  ClockCounters counters;
+  runlog::ClockCounters counters;
   std::array<double, kSlowdownGroups.size()> counter_fraction{};
   double counter_span_s = 0;
   unsigned peak_busy_sm_mhz = 0;
@@ -201,7 +209,7 @@ struct Detectors::State {
   Episode pressure;
   Episode cache;
 
-  Event event(const Sample& s, std::string_view kind, Severity severity,
+  Event event(const Sample& s, std::string_view kind, EventSeverity severity,
               std::optional<unsigned> gpu, std::string message) const {
     Event e;
     e.ts = s.ts;
@@ -253,7 +261,8 @@ struct Detectors::State {
     } else {
       what += "Throughput is bounded by power; if the temperature keeps climbing, improve cooling.";
     }
-    out.push_back(event(s, kPowerCapPlateau, Severity::kWarn, g.index, std::move(what)));
+    out.push_back(
+        event(s, runlog::kPowerCapPlateau, EventSeverity::kWarn, g.index, std::move(what)));
   }
 
   // The slowdown groups active in this sample, with the evidence for each.
@@ -299,7 +308,7 @@ struct Detectors::State {
         evidence.push_back(std::move(counted));
       }
       std::string clock = g.sm_clock_mhz ? fmt::format("; SM clock {} MHz", *g.sm_clock_mhz) : "";
-      out.push_back(event(s, kClockSlowdown, group.severity, g.index,
+      out.push_back(event(s, runlog::kClockSlowdown, group.severity, g.index,
                           fmt::format("GPU {}: clocks held down by {} ({}){}. {}", g.index,
                                       group.label, join(evidence, "; "), clock,
                                       c.dgx_spark ? group.spark_advice : group.advice)));
@@ -340,7 +349,7 @@ struct Detectors::State {
     } else {
       what += " NVML shows no slowdown reason; if it persists, check power delivery and cooling.";
     }
-    out.push_back(event(s, kSmClockDrop, Severity::kWarn, g.index, std::move(what)));
+    out.push_back(event(s, runlog::kSmClockDrop, EventSeverity::kWarn, g.index, std::move(what)));
   }
 
   void processes(const Sample& s, const GpuSample& g, GpuState& st, std::vector<Event>& out) {
@@ -365,14 +374,15 @@ struct Detectors::State {
               "fail silently (G6); if this is not yours, cap or stop it.",
               join(heavy, ", "));
         }
-        Event e = event(s, kNewGpuProcess, heavy.empty() ? Severity::kInfo : Severity::kWarn,
-                        g.index, std::move(what));
+        Event e = event(s, runlog::kNewGpuProcess,
+                        heavy.empty() ? EventSeverity::kInfo : EventSeverity::kWarn, g.index,
+                        std::move(what));
         e.pid = pid;
         out.push_back(std::move(e));
       }
       for (const auto& [pid, p] : *st.processes) {
         if (now.count(pid)) continue;
-        Event e = event(s, kGpuProcessExit, Severity::kInfo, g.index,
+        Event e = event(s, runlog::kGpuProcessExit, EventSeverity::kInfo, g.index,
                         fmt::format("{} is no longer on GPU {}; it held {}.", who(p), g.index,
                                     bytes_text(p.used_bytes)));
         e.pid = pid;
@@ -397,8 +407,10 @@ struct Detectors::State {
   }
 
   void memory(const Sample& s, std::vector<Event>& out) {
-    const HostMemory& m = s.mem;
-    host.push_back(HostPoint{s.ts, m.available_bytes, m.cached_bytes, gpu_bytes(s)});
+    const runlog::HostMemorySample& m = s.mem;
+    host.push_back(HostPoint{
+        s.ts, m.available_bytes,
+        facts::page_cache_bytes(m.cached_bytes, m.buffers_bytes, m.shmem_bytes), gpu_bytes(s)});
     trim_history(host, s.ts, std::max(config.cache_window_s, config.falling_window_s));
     if (!m.total_bytes || *m.total_bytes == 0) return;
     memory_pressure(s, static_cast<double>(*m.total_bytes), out);
@@ -407,7 +419,7 @@ struct Detectors::State {
 
   void memory_pressure(const Sample& s, double total, std::vector<Event>& out) {
     const DetectorConfig& c = config;
-    const HostMemory& m = s.mem;
+    const runlog::HostMemorySample& m = s.mem;
     std::vector<std::string> pressed;
     if (m.psi_some_avg10 && *m.psi_some_avg10 >= c.psi_some_warn_pct) {
       pressed.push_back(fmt::format("tasks stalled on memory {:.1f}% of the last 10 s (PSI some)",
@@ -439,7 +451,7 @@ struct Detectors::State {
     int reported = pressure.update(level, s.ts, c.clear_after_s);
     if (reported == 2) {
       out.push_back(event(
-          s, kMemoryPressure, Severity::kWarn, std::nullopt,
+          s, runlog::kMemoryPressure, EventSeverity::kWarn, std::nullopt,
           fmt::format("Memory pressure: {}. {}", join(pressed, "; "),
                       c.unified_memory
                           ? "The GPU allocates from this same memory and its allocations can fail "
@@ -449,7 +461,7 @@ struct Detectors::State {
                             "starts swapping or killing processes.")));
     } else if (reported == 1) {
       out.push_back(event(
-          s, kMemoryPressure, Severity::kInfo, std::nullopt,
+          s, runlog::kMemoryPressure, EventSeverity::kInfo, std::nullopt,
           fmt::format("MemAvailable fell {:.1f} GB within {:.0f} s to {:.1f} GB "
                       "({:.0f}% of {:.1f} GB): watch for memory pressure.",
                       gb(*fell), c.falling_window_s, gb(static_cast<double>(*m.available_bytes)),
@@ -459,13 +471,14 @@ struct Detectors::State {
 
   void page_cache_growth(const Sample& s, double total, std::vector<Event>& out) {
     const DetectorConfig& c = config;
-    const HostMemory& m = s.mem;
+    const runlog::HostMemorySample& m = s.mem;
+    const std::optional<uint64_t> cache_now = host.back().cached;
     bool growing = false;
     double grew = 0;
     std::string load;
-    if (m.cached_bytes) {
+    if (cache_now) {
       // Lowest cache and GPU memory, highest MemAvailable, over the window.
-      uint64_t lowest_cache = *m.cached_bytes;
+      uint64_t lowest_cache = *cache_now;
       std::optional<uint64_t> lowest_gpu;
       uint64_t highest_available = m.available_bytes.value_or(0);
       for (const HostPoint& p : host) {
@@ -474,7 +487,7 @@ struct Detectors::State {
         if (p.gpu_bytes && (!lowest_gpu || *p.gpu_bytes < *lowest_gpu)) lowest_gpu = p.gpu_bytes;
         if (p.available) highest_available = std::max(highest_available, *p.available);
       }
-      grew = static_cast<double>(*m.cached_bytes - lowest_cache);
+      grew = static_cast<double>(*cache_now - lowest_cache);
       std::optional<uint64_t> gpu_now = host.back().gpu_bytes;
       double gpu_grew = gpu_now && lowest_gpu ? static_cast<double>(*gpu_now - *lowest_gpu) : 0;
       double available_fell =
@@ -489,9 +502,10 @@ struct Detectors::State {
     }
     if (cache.start(growing, s.ts, c.clear_after_s)) {
       out.push_back(event(
-          s, kPageCacheGrowth, c.unified_memory ? Severity::kWarn : Severity::kInfo, std::nullopt,
+          s, runlog::kPageCacheGrowth,
+          c.unified_memory ? EventSeverity::kWarn : EventSeverity::kInfo, std::nullopt,
           fmt::format("The page cache grew {:.1f} GB within {:.0f} s (now {:.1f} GB) while {}. {}",
-                      gb(grew), c.cache_window_s, gb(static_cast<double>(*m.cached_bytes)), load,
+                      gb(grew), c.cache_window_s, gb(static_cast<double>(*cache_now)), load,
                       c.unified_memory
                           ? "On unified memory the cache of the files being read competes with "
                             "the GPU's allocations (G3): drop it during the load (sparkdoc run "
@@ -502,11 +516,11 @@ struct Detectors::State {
   }
 };
 
-DetectorConfig detector_config(const Header& header) {
+DetectorConfig detector_config(const runlog::LogHeader& header) {
   DetectorConfig c;
   c.dgx_spark = header.platform == "dgx-spark";
   c.unified_memory = header.unified_memory || c.dgx_spark;
-  for (const GpuInfo& g : header.gpus) {
+  for (const runlog::GpuInfo& g : header.gpus) {
     if (g.power_limit_w && *g.power_limit_w > 0) c.power_limit_w[g.index] = *g.power_limit_w;
   }
   return c;

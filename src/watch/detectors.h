@@ -1,8 +1,8 @@
-// Detectors: judge a stream of samples and raise events. Pure: they see only the samples fed
-// to them (time comes from each sample's ts), so a recorded log or a replayed trace gives the
-// same events as the live run did. Each detector fires once per episode: it raises one event
-// when its condition starts and stays quiet until the condition has been absent for
-// clear_after_s (a more severe level within an episode raises one more event).
+// Detectors: judge a stream of samples and raise events (the kinds are model/runlog.h's). Pure:
+// they see only the samples fed to them (time comes from each sample's ts), so a recorded log or a
+// replayed trace gives the same events as the live run did. Each detector fires once per episode:
+// it raises one event when its condition starts and stays quiet until the condition has been absent
+// for clear_after_s (a more severe level within an episode raises one more event).
 //
 // The rules and where their thresholds come from (002 G4 and G6; shared reference
 // gb10-nvml-dcgm.md §2.2, §2.3, §3, §6):
@@ -27,7 +27,8 @@
 //       below min(16 GiB, MemTotal/8) (community alerts warn below 16-24 GiB; driver
 //       allocations fail before MemAvailable reaches 0); info: MemAvailable fell by >= 10 % of
 //       MemTotal within 30 s and is below half of it.
-//   page_cache_growth (warn on unified memory, info elsewhere)  the page cache grew by
+//   page_cache_growth (warn on unified memory, info elsewhere)  the page cache (Cached +
+//       Buffers - Shmem, facts::page_cache_bytes: shmem is no cache that dropping frees) grew by
 //       >= max(2 GiB, 3 % of MemTotal) within 60 s during a load: GPU memory grew >= 1 GiB,
 //       or MemAvailable fell >= 3 % of MemTotal, in the same window (G3: on DGX Spark the cache
 //       of the checkpoint being read competes with the model's allocations).
@@ -40,21 +41,9 @@
 #include <string_view>
 #include <vector>
 
-#include "watch/sample.h"
+#include "model/runlog.h"
 
 namespace sparkdoc::watch {
-
-// Event kinds. They leave the process (log, exposition): append-only.
-inline constexpr std::string_view kPowerCapPlateau = "power_cap_plateau";
-inline constexpr std::string_view kClockSlowdown = "clock_slowdown";
-inline constexpr std::string_view kSmClockDrop = "sm_clock_drop";
-inline constexpr std::string_view kNewGpuProcess = "new_gpu_process";
-inline constexpr std::string_view kGpuProcessExit = "gpu_process_exit";
-inline constexpr std::string_view kMemoryPressure = "memory_pressure";
-inline constexpr std::string_view kPageCacheGrowth = "page_cache_growth";
-inline constexpr std::string_view kEventKinds[] = {
-    kPowerCapPlateau, kClockSlowdown,  kSmClockDrop,    kNewGpuProcess,
-    kGpuProcessExit,  kMemoryPressure, kPageCacheGrowth};
 
 struct DetectorConfig {
   bool dgx_spark = false;                    // GB10 wording and the degraded-power-state rule
@@ -88,7 +77,7 @@ struct DetectorConfig {
 };
 
 // The rules for the machine a header describes: DGX Spark's, and the GPUs' power limits.
-DetectorConfig detector_config(const Header& header);
+DetectorConfig detector_config(const runlog::LogHeader& header);
 
 class Detectors {
  public:
@@ -98,7 +87,7 @@ class Detectors {
   ~Detectors();
 
   // The events this sample raises, in detector order. Samples must come in time order.
-  std::vector<Event> feed(const Sample& sample);
+  std::vector<runlog::Event> feed(const runlog::Sample& sample);
 
  private:
   struct State;
@@ -106,6 +95,7 @@ class Detectors {
 };
 
 // Every event a stream of samples raises.
-std::vector<Event> detect(const DetectorConfig& config, const std::vector<Sample>& samples);
+std::vector<runlog::Event> detect(const DetectorConfig& config,
+                                  const std::vector<runlog::Sample>& samples);
 
 }  // namespace sparkdoc::watch

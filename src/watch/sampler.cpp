@@ -14,6 +14,11 @@
 namespace sparkdoc::watch {
 namespace {
 
+using runlog::GpuProcessUse;
+using runlog::GpuSample;
+using runlog::HostMemorySample;
+using runlog::Unavailable;
+
 // Copies a reading into its sample field, or records why it is missing.
 template <class T, class U>
 void take(const Reading<T>& reading, std::optional<U>& field, std::optional<unsigned> gpu,
@@ -36,7 +41,7 @@ Sampler Sampler::open(const Result<gpu::Nvml>& nvml, const Root& root, SamplerOp
   Sampler sampler;
   sampler.root_ = root;
   sampler.options_ = options;
-  Header& h = sampler.header_;
+  runlog::LogHeader& h = sampler.header_;
   h.sparkdoc_version = kVersion;
 
   // The platform is judged as `sparkdoc check` judges it, from the same readings.
@@ -59,7 +64,7 @@ Sampler Sampler::open(const Result<gpu::Nvml>& nvml, const Root& root, SamplerOp
   const gpu::NvmlReadings& readings = *gpus.nvml;
   h.driver_version = optional_of(readings.driver_version);
   for (const gpu::Device& d : readings.devices) {
-    GpuInfo info;
+    runlog::GpuInfo info;
     info.index = d.index;
     info.name = optional_of(d.name);
     info.uuid = optional_of(d.uuid);
@@ -99,7 +104,7 @@ GpuSample Sampler::convert(const gpu::DeviceTelemetry& t,
   take(t.clock_event_reasons, g.clock_event_reasons, gpu, "clock_event_reasons", missing);
   take(t.total_energy_mj, g.energy_mj, gpu, "energy_mj", missing);
   const gpu::PolicyCounters& p = t.policy;
-  ClockCounters& c = g.counters;
+  runlog::ClockCounters& c = g.counters;
   take(p.power_ns, c.power, gpu, "clock_event_counters_ns.power", missing);
   take(p.thermal_ns, c.thermal, gpu, "clock_event_counters_ns.thermal", missing);
   take(p.sync_boost_ns, c.sync_boost, gpu, "clock_event_counters_ns.sync_boost", missing);
@@ -130,8 +135,8 @@ GpuSample Sampler::convert(const gpu::DeviceTelemetry& t,
   return g;
 }
 
-HostMemory Sampler::read_host_memory(std::vector<Unavailable>* missing) const {
-  HostMemory m;
+HostMemorySample Sampler::read_host_memory(std::vector<Unavailable>* missing) const {
+  HostMemorySample m;
   auto meminfo = sys::read_meminfo(root_);
   if (meminfo) {
     m.total_bytes = meminfo->mem_total_bytes;
@@ -178,8 +183,8 @@ bool Sampler::due(std::optional<double> last, double ts, double interval_s) {
   return !last || ts - *last >= interval_s - 0.05 || ts < *last;  // ts < last: the clock stepped
 }
 
-Sample Sampler::sample(double ts) {
-  Sample s;
+runlog::Sample Sampler::sample(double ts) {
+  runlog::Sample s;
   s.ts = ts;
   std::vector<Unavailable>* missing = first_ ? &header_.unavailable : nullptr;
   std::set<uint32_t> listed;

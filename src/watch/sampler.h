@@ -16,7 +16,7 @@
 #include "core/result.h"
 #include "gpu/nvml_api.h"
 #include "gpu/telemetry.h"
-#include "watch/sample.h"
+#include "model/runlog.h"
 
 namespace sparkdoc::watch {
 
@@ -40,21 +40,21 @@ class Sampler {
 
   // The header facts; the caller sets started_ts and interval_s. After the first sample it also
   // lists what that sample could not read, and why.
-  const Header& header() const { return header_; }
+  const runlog::LogHeader& header() const { return header_; }
 
   // One sample, stamped `ts` (Unix seconds; the caller's clock, so tests can replay traces at
   // any pace).
-  Sample sample(double ts);
+  runlog::Sample sample(double ts);
 
   // Converts one GPU's telemetry, naming processes with `name_of(pid)`; when `missing` is given,
   // appends the quantities that could not be read. Pure: exposed for tests.
-  static GpuSample convert(const gpu::DeviceTelemetry& telemetry,
-                           const std::map<uint32_t, std::optional<std::string>>& names,
-                           std::vector<Unavailable>* missing);
+  static runlog::GpuSample convert(const gpu::DeviceTelemetry& telemetry,
+                                   const std::map<uint32_t, std::optional<std::string>>& names,
+                                   std::vector<runlog::Unavailable>* missing);
 
  private:
   Sampler() = default;
-  HostMemory read_host_memory(std::vector<Unavailable>* missing) const;
+  runlog::HostMemorySample read_host_memory(std::vector<runlog::Unavailable>* missing) const;
   void name_processes(const gpu::DeviceTelemetry& telemetry);
 
   // Whether a sample stamped `ts` is due for a part last read at `last` (a small tolerance
@@ -65,7 +65,7 @@ class Sampler {
   SamplerOptions options_;
   std::optional<double> counters_ts_;  // when the counters, and the energy, were last read
   std::optional<double> energy_ts_;
-  Header header_;
+  runlog::LogHeader header_;
   std::optional<gpu::NvmlSession> session_;
   std::map<uint32_t, std::optional<std::string>> names_;  // /proc/PID/comm, by PID
   bool first_ = true;

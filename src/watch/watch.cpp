@@ -18,15 +18,20 @@
 #include <vector>
 
 #include "gpu/nvml_api.h"
-#include "watch/csv.h"
+#include "report/exposition.h"
+#include "report/watch_csv.h"
+#include "report/watch_view.h"
+#include "runlog/writer.h"
 #include "watch/detectors.h"
-#include "watch/exposition.h"
-#include "watch/log.h"
 #include "watch/sampler.h"
-#include "watch/view.h"
 
 namespace sparkdoc::watch {
 namespace {
+
+using runlog::Event;
+using runlog::LineFile;
+using runlog::LogHeader;
+using runlog::Sample;
 
 // Signal handlers can only reach globals; they write one byte to this pipe so that the loop's
 // wait wakes at once instead of sleeping out its interval.
@@ -143,14 +148,14 @@ class Outputs {
     return true;
   }
 
-  void begin(const Header& header) {
-    header_ = std::make_shared<const Header>(header);
+  void begin(const LogHeader& header) {
+    header_ = std::make_shared<const LogHeader>(header);
     config_ = detector_config(header);
     detectors_.emplace(config_);
-    write_record(header_to_json(header));
-    if (csv_) write(csv_, kCsvHeader);
+    write_record(runlog::to_line(header));
+    if (csv_) write(csv_, report::kCsvHeader);
     if (options_.output == Output::kQuiet) return;
-    for (const Unavailable& u : header.unavailable) {
+    for (const runlog::Unavailable& u : header.unavailable) {
       if (u.field == "gpus")
         std::fprintf(err_, "sparkdoc watch: no GPU readings: %s\n", u.reason.c_str());
     }
@@ -161,22 +166,22 @@ class Outputs {
 
   void take(const Sample& sample) {
     ++samples_;
-    write_record(sample_to_json(sample));
+    write_record(runlog::to_line(sample));
     if (csv_) {
-      for (const std::string& line : csv_lines(sample)) write(csv_, line);
+      for (const std::string& line : report::csv_lines(sample)) write(csv_, line);
     }
     std::vector<Event> events = detectors_->feed(sample);
     for (const Event& e : events) {
-      write_record(event_to_json(e));
+      write_record(runlog::to_line(e));
       ++event_counts_[{e.kind, e.severity}];
     }
     if (server_) {
       // The state a scrape renders, owned by the published function (the server's thread).
-      shown_ = with_latest_counters(sample, shown_);
-      server_->publish([header = header_, latest = shown_, events = event_counts_,
-                        samples = samples_] {
-        return render_exposition(*header, latest, events, samples);
-      });
+      shown_ = report::with_latest_counters(sample, shown_);
+      server_->publish(
+          [header = header_, latest = shown_, events = event_counts_, samples = samples_] {
+            return report::render_exposition(*header, latest, events, samples);
+          });
     }
     show(sample, events);
   }
@@ -201,9 +206,9 @@ class Outputs {
     file.reset();
   }
 
-  void write_record(const nlohmann::ordered_json& record) {
+  // One line of the log, to the file and, with --json, to stdout.
+  void write_record(const std::string& line) {
     if (!log_ && options_.output != Output::kJson) return;
-    std::string line = dump_line(record);
     if (log_) write(log_, line);
     if (options_.output == Output::kJson) {
       std::fputs(line.c_str(), out_);
@@ -215,8 +220,10 @@ class Outputs {
   void show(const Sample& sample, const std::vector<Event>& events) {
     if (options_.output != Output::kAuto) return;
     if (!terminal_) {
-      for (const Event& e : events) std::fprintf(out_, "%s\n", render_event_line(e).c_str());
-      std::fprintf(out_, "%s\n", render_line(sample).c_str());
+      for (const Event& e : events) {
+        std::fprintf(out_, "%s\n", report::render_event_line(e).c_str());
+      }
+      std::fprintf(out_, "%s\n", report::render_line(sample).c_str());
       std::fflush(out_);
       return;
     }
@@ -224,9 +231,12 @@ class Outputs {
     // print above the block and stay, the block is drawn again below them.
     if (block_lines_ > 0) std::fprintf(out_, "\x1b[%zuF\x1b[J", block_lines_);
     size_t width = terminal_width(out_);
-    for (const Event& e : events) std::fprintf(out_, "%s\n", render_event_line(e).c_str());
-    ViewContext context{samples_, options_.log_path, server_ ? server_->url() : std::string()};
-    std::vector<std::string> block = render_block(*header_, sample, {}, context, width);
+    for (const Event& e : events) {
+      std::fprintf(out_, "%s\n", report::render_event_line(e).c_str());
+    }
+    report::ViewContext context{samples_, options_.log_path,
+                                server_ ? server_->url() : std::string()};
+    std::vector<std::string> block = report::render_block(*header_, sample, {}, context, width);
     for (const std::string& line : block) std::fprintf(out_, "%s\n", line.c_str());
     block_lines_ = block.size();
     std::fflush(out_);
@@ -240,10 +250,10 @@ class Outputs {
   std::optional<LineFile> log_;
   std::optional<LineFile> csv_;
   std::unique_ptr<MetricsServer> server_;
-  std::shared_ptr<const Header> header_;  // shared with the endpoint's renders
+  std::shared_ptr<const LogHeader> header_;  // shared with the endpoint's renders
   DetectorConfig config_;
   std::optional<Detectors> detectors_;
-  EventCounts event_counts_;
+  report::EventCounts event_counts_;
   uint64_t samples_ = 0;
   std::optional<Sample> shown_;  // what the endpoint serves: the latest sample, counters kept
   size_t block_lines_ = 0;
@@ -262,7 +272,7 @@ int run_watch(const WatchOptions& options, std::FILE* out, std::FILE* err) {
   auto start = std::chrono::steady_clock::now();
   double started = wall_now();
   Sample first = sampler.sample(started);
-  Header header = sampler.header();  // complete with the first sample's gaps
+  LogHeader header = sampler.header();  // complete with the first sample's gaps
   header.started_ts = started;
   header.interval_s = options.interval_s;
   outputs.begin(header);

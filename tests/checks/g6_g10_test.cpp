@@ -175,6 +175,15 @@ TEST(G7Nvfp4, H200IsInfo) {
             "apply");
 }
 
+// `check --snapshot h200.json --arch 12.1`: the NVFP4 rule is judged for the GPU asked for.
+TEST(G7Nvfp4, ArchJudgesForTheGpuAskedFor) {
+  Workload w;
+  w.arch = gpu::ComputeCapability{12, 1};
+  Finding f = run_one("G7", h200_snapshot(), w);
+  EXPECT_EQ(f.verdict, Verdict::kPass);
+  EXPECT_THAT(f.detail, HasSubstr("SM121 (12.1) asked for with --arch"));
+}
+
 TEST(G7Nvfp4, Sm120IsInfo) {
   Snapshot s = h200_snapshot();
   nvml_device(s).compute_capability = gpu::ComputeCapability{12, 0};

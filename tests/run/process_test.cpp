@@ -77,9 +77,6 @@ TEST(Process, TheCommandGetsItsGroupEnvironmentPriorityAndOomScore) {
   ASSERT_FALSE(started->exec_failed);
   EXPECT_EQ(started->io_priority, "best-effort 7");
   EXPECT_EQ(started->oom_score_adj, 300);
-  // The I/O priority is the kernel's to read back (ioprio_get).
-  long prio = ::syscall(SYS_ioprio_get, 1, started->pid);
-  EXPECT_EQ(prio, best_effort_io_priority(7));
   EXPECT_EQ(decode_exit(wait_for(started->pid)).status, 0);
   std::ifstream in(out);
   std::string pid, pgrp, value, oom;
@@ -88,6 +85,22 @@ TEST(Process, TheCommandGetsItsGroupEnvironmentPriorityAndOomScore) {
   EXPECT_EQ(pgrp, pid);
   EXPECT_EQ(value, "seen");
   EXPECT_EQ(oom, "300");
+}
+
+// The I/O priority is the kernel's to read back (ioprio_get), from a command that is certainly
+// still running: one that has exited has lost its I/O context and reads as the default.
+TEST(Process, TheKernelReportsTheCommandsIoPriority) {
+  SignalGate gate;
+  ChildSpec spec;
+  spec.argv = {"sleep", "30"};
+  spec.env = {"PATH=/usr/bin:/bin"};
+  auto started = start_child(spec, gate.outside_mask());
+  ASSERT_TRUE(started) << started.error().message;
+  ASSERT_FALSE(started->exec_failed);
+  long prio = ::syscall(SYS_ioprio_get, 1, started->pid);
+  ::kill(started->pid, SIGKILL);
+  EXPECT_EQ(decode_exit(wait_for(started->pid)).status, 128 + SIGKILL);
+  EXPECT_EQ(prio, best_effort_io_priority(7));
 }
 
 TEST(Process, ACommandThatIsNotThereIs127) {

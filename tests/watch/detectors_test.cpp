@@ -9,10 +9,16 @@
 #include <utility>
 #include <vector>
 
-#include "watch/throttle.h"
+#include "facts/throttle.h"
 
 namespace sparkdoc::watch {
 namespace {
+
+using runlog::ClockCounters;
+using runlog::EventSeverity;
+using runlog::GpuProcessUse;
+using runlog::GpuSample;
+using runlog::Sample;
 
 using ::testing::HasSubstr;
 
@@ -35,9 +41,9 @@ Sample at(double ts, GpuSample g) {
   return s;
 }
 
-std::vector<std::string> kinds(const std::vector<Event>& events) {
+std::vector<std::string> kinds(const std::vector<runlog::Event>& events) {
   std::vector<std::string> out;
-  for (const Event& e : events) out.push_back(e.kind);
+  for (const runlog::Event& e : events) out.push_back(e.kind);
   return out;
 }
 
@@ -62,7 +68,7 @@ TEST(PowerCapPlateau, FiresOnceTheWindowIsFullAtTheEnforcedLimit) {
   auto events = detect(discrete(700), plateau_run(690));
   ASSERT_EQ(kinds(events), std::vector<std::string>{"power_cap_plateau"});
   EXPECT_EQ(events[0].sample, 12u) << "60 s of 5 s steps";
-  EXPECT_EQ(events[0].severity, Severity::kWarn);
+  EXPECT_EQ(events[0].severity, EventSeverity::kWarn);
   EXPECT_THAT(events[0].message, HasSubstr("700 W enforced limit"));
 }
 
@@ -99,7 +105,7 @@ TEST(ClockSlowdown, CounterDeltaFiresWhileTheReasonBitsReadNone) {
   auto events = detect(DetectorConfig{}, samples);
   ASSERT_EQ(kinds(events), std::vector<std::string>{"clock_slowdown"});
   EXPECT_EQ(events[0].sample, 2u);
-  EXPECT_EQ(events[0].severity, Severity::kInfo);
+  EXPECT_EQ(events[0].severity, EventSeverity::kInfo);
   EXPECT_THAT(events[0].message, HasSubstr("90%"));
   EXPECT_THAT(events[0].message, HasSubstr("reason bits read none"));
 }
@@ -120,7 +126,7 @@ TEST(ClockSlowdown, CountersEveryFewSamplesAreMeasuredOverTheirOwnSpan) {
 }
 
 // Each counter raises the slowdown group that the run summary counts it under
-// (watch/throttle.h): power capping for kPowerCap, a slowdown group for kSlowdown.
+// (facts/throttle.h): power capping for kPowerCap, a slowdown group for kSlowdown.
 TEST(ClockSlowdown, EachCounterFiresTheGroupTheSummaryCountsItUnder) {
   using Field = std::optional<uint64_t> ClockCounters::*;
   const std::vector<std::pair<std::string, Field>> counters = {
@@ -139,14 +145,14 @@ TEST(ClockSlowdown, EachCounterFiresTheGroupTheSummaryCountsItUnder) {
     ASSERT_EQ(events.size(), 1u) << key;
     const bool power_cap = events[0].message.find("power capping") != std::string::npos;
     const bool reliability = events[0].message.find("reliability") != std::string::npos;
-    switch (counter_throttle(key)) {
-      case Throttle::kPowerCap:
+    switch (facts::counter_throttle(key)) {
+      case facts::Throttle::kPowerCap:
         EXPECT_TRUE(power_cap) << key << ": " << events[0].message;
         break;
-      case Throttle::kSlowdown:
+      case facts::Throttle::kSlowdown:
         EXPECT_FALSE(power_cap || reliability) << key << ": " << events[0].message;
         break;
-      case Throttle::kNone:
+      case facts::Throttle::kNone:
         EXPECT_TRUE(reliability) << key << ": " << events[0].message;
         break;
     }
@@ -163,7 +169,7 @@ TEST(ClockSlowdown, ReasonBitFiresAndOneEpisodeFiresOnce) {
   }
   auto events = detect(DetectorConfig{}, samples);
   ASSERT_EQ(kinds(events), std::vector<std::string>{"clock_slowdown"});
-  EXPECT_EQ(events[0].severity, Severity::kWarn);
+  EXPECT_EQ(events[0].severity, EventSeverity::kWarn);
   EXPECT_THAT(events[0].message, HasSubstr("HW Thermal Slowdown"));
 }
 
@@ -229,7 +235,7 @@ TEST(GpuProcesses, FirstListIsTheBaselineThenArrivalsAndExitsAreEvents) {
   auto events = detect(DetectorConfig{}, samples);
   ASSERT_EQ(kinds(events), (std::vector<std::string>{"new_gpu_process", "gpu_process_exit"}));
   EXPECT_EQ(events[0].pid, 48213u);
-  EXPECT_EQ(events[0].severity, Severity::kWarn) << "the trainer already holds 70 GB (G6)";
+  EXPECT_EQ(events[0].severity, EventSeverity::kWarn) << "the trainer already holds 70 GB (G6)";
   EXPECT_THAT(events[0].message, HasSubstr("PID 40211 (python3) holds 70.0 GB"));
   EXPECT_EQ(events[1].pid, 48213u);
 }
@@ -255,7 +261,7 @@ Sample memory(double ts, double available_gb, double psi_some = 0, double psi_fu
 TEST(MemoryPressure, PsiFullAloneIsPressure) {
   auto events = detect(DetectorConfig{}, {memory(0, 90), memory(1, 90, 1.0, 2.5)});
   ASSERT_EQ(kinds(events), std::vector<std::string>{"memory_pressure"});
-  EXPECT_EQ(events[0].severity, Severity::kWarn);
+  EXPECT_EQ(events[0].severity, EventSeverity::kWarn);
   EXPECT_FALSE(events[0].gpu);
   EXPECT_THAT(events[0].message, HasSubstr("PSI full"));
 }
@@ -276,11 +282,30 @@ TEST(PageCacheGrowth, GrowthWithoutALoadIsNotFlagged) {
   EXPECT_TRUE(detect(DetectorConfig{}, samples).empty());
 }
 
+// The page cache is Cached + Buffers - Shmem (facts::page_cache_bytes): a tmpfs or /dev/shm
+// filling up grows Cached and Shmem alike and is no cache that dropping frees; Buffers are.
+TEST(PageCacheGrowth, CountsCachedPlusBuffersMinusShmem) {
+  auto loading = [](uint64_t cached_step, uint64_t buffers_step, uint64_t shmem_step) {
+    std::vector<Sample> samples;
+    for (uint64_t i = 0; i < 5; ++i) {
+      Sample s = memory(5.0 * static_cast<double>(i), 100.0 - 4.0 * static_cast<double>(i));
+      s.mem.cached_bytes = (5 + cached_step * i) * kGB;
+      s.mem.buffers_bytes = buffers_step * i * kGB;
+      s.mem.shmem_bytes = shmem_step * i * kGB;
+      samples.push_back(s);
+    }
+    return kinds(detect(DetectorConfig{}, samples));
+  };
+  EXPECT_EQ(loading(3, 0, 0), std::vector<std::string>{"page_cache_growth"});
+  EXPECT_EQ(loading(0, 3, 0), std::vector<std::string>{"page_cache_growth"}) << "Buffers";
+  EXPECT_TRUE(loading(3, 0, 3).empty()) << "Shmem grew with Cached";
+}
+
 TEST(DetectorConfig, FromTheHeader) {
-  Header h;
+  runlog::LogHeader h;
   h.platform = "dgx-spark";
-  h.gpus.push_back(GpuInfo{0, "NVIDIA GB10", std::nullopt, std::nullopt, std::nullopt});
-  GpuInfo h200{1, "NVIDIA H200", std::nullopt, std::nullopt, 700.0};
+  h.gpus.push_back(runlog::GpuInfo{0, "NVIDIA GB10", std::nullopt, std::nullopt, std::nullopt});
+  runlog::GpuInfo h200{1, "NVIDIA H200", std::nullopt, std::nullopt, 700.0};
   h.gpus.push_back(h200);
   DetectorConfig c = detector_config(h);
   EXPECT_TRUE(c.dgx_spark);

@@ -14,12 +14,17 @@
 #include <vector>
 
 #include "gpu/nvml_api.h"
+#include "runlog/reader.h"
+#include "runlog/writer.h"
 #include "watch/detectors.h"
-#include "watch/log.h"
 #include "watch/sampler.h"
 
 namespace sparkdoc::watch {
 namespace {
+
+using runlog::Event;
+using runlog::LogHeader;
+using runlog::Sample;
 
 using Fired = std::tuple<size_t, std::string, std::string>;  // sample, kind, severity
 
@@ -43,14 +48,14 @@ std::vector<Fired> expected(const std::string& trace) {
 std::vector<Fired> fired(const std::vector<Event>& events) {
   std::vector<Fired> out;
   for (const Event& e : events) {
-    out.emplace_back(e.sample, e.kind, std::string(severity_name(e.severity)));
+    out.emplace_back(e.sample, e.kind, std::string(runlog::severity_name(e.severity)));
   }
   return out;
 }
 
 // The throttling trace sampled through the fake NVML, sample i stamped at 5 s * i.
 struct Replay {
-  Header header;
+  LogHeader header;
   std::vector<Sample> samples;
 };
 
@@ -87,7 +92,7 @@ TEST(Trace, FakeNvmlReplayFiresEachDetectorAtItsSample) {
 
 TEST(Trace, SamplerReadsEachStepOfTheTrace) {
   Replay r = replay_throttle_trace(27);
-  const GpuSample& capped = r.samples[16].gpus.at(0);
+  const runlog::GpuSample& capped = r.samples[16].gpus.at(0);
   EXPECT_DOUBLE_EQ(capped.power_w.value(), 99.4);
   EXPECT_EQ(capped.temp_c, 70u);
   EXPECT_EQ(capped.clock_event_reasons, 0u);
@@ -106,7 +111,7 @@ TEST(Trace, SamplerReadsEachStepOfTheTrace) {
   EXPECT_EQ(r.samples[0].mem.total_bytes, 127600748ull * 1024);
   // The first sample's gaps are in the header, with NVML's reason.
   bool mem_used_listed = false;
-  for (const Unavailable& u : r.header.unavailable) {
+  for (const runlog::Unavailable& u : r.header.unavailable) {
     if (u.field == "mem_used_bytes") {
       mem_used_listed = true;
       EXPECT_THAT(u.reason, ::testing::HasSubstr("NVML_ERROR_NOT_SUPPORTED"));
@@ -121,11 +126,11 @@ TEST(Trace, SamplerReadsEachStepOfTheTrace) {
 TEST(Trace, DefaultCadenceReadsTheCostlyCountersLessOften) {
   Replay r = replay_throttle_trace(40, SamplerOptions{});
   for (size_t i = 0; i < r.samples.size(); ++i) {
-    const GpuSample& g = r.samples[i].gpus.at(0);
+    const runlog::GpuSample& g = r.samples[i].gpus.at(0);
     EXPECT_FALSE(g.counters.empty()) << "sample " << i;
     EXPECT_EQ(g.energy_mj.has_value(), i % 6 == 0) << "sample " << i;
   }
-  for (const Unavailable& u : r.header.unavailable) EXPECT_NE(u.field, "energy_mj");
+  for (const runlog::Unavailable& u : r.header.unavailable) EXPECT_NE(u.field, "energy_mj");
   EXPECT_EQ(fired(detect(detector_config(r.header), r.samples)), expected("gb10-throttle-trace"));
 
   // Samples 1 s apart: the counters at every fifth.
@@ -139,14 +144,14 @@ TEST(Trace, DefaultCadenceReadsTheCostlyCountersLessOften) {
 TEST(Trace, ReplayedLogGivesTheEventsOfTheLiveRun) {
   Replay r = replay_throttle_trace(40);
   std::stringstream log;
-  log << dump_line(header_to_json(r.header)) << "\n";
-  for (const Sample& s : r.samples) log << dump_line(sample_to_json(s)) << "\n";
+  log << runlog::to_line(r.header) << "\n";
+  for (const Sample& s : r.samples) log << runlog::to_line(s) << "\n";
   std::vector<Sample> read_back;
-  std::optional<Header> header;
+  std::optional<LogHeader> header;
   for (std::string line; std::getline(log, line);) {
-    auto record = parse_log_line(line);
+    auto record = runlog::parse_line(line, runlog::Mode::kStrict);
     ASSERT_TRUE(record) << record.error().message << "\n" << line;
-    if (auto* h = std::get_if<Header>(&*record)) header = *h;
+    if (auto* h = std::get_if<LogHeader>(&*record)) header = *h;
     if (auto* s = std::get_if<Sample>(&*record)) read_back.push_back(*s);
   }
   ASSERT_TRUE(header);
@@ -157,12 +162,12 @@ TEST(Trace, ReplayedLogGivesTheEventsOfTheLiveRun) {
 TEST(Trace, RecordedMemoryLogFiresAtItsSamples) {
   std::ifstream in(fixture("watch/gb10-load-memory.jsonl"));
   ASSERT_TRUE(in);
-  std::optional<Header> header;
+  std::optional<LogHeader> header;
   std::vector<Sample> samples;
   for (std::string line; std::getline(in, line);) {
-    auto record = parse_log_line(line);
+    auto record = runlog::parse_line(line, runlog::Mode::kStrict);
     ASSERT_TRUE(record) << record.error().message;
-    if (auto* h = std::get_if<Header>(&*record)) header = *h;
+    if (auto* h = std::get_if<LogHeader>(&*record)) header = *h;
     if (auto* s = std::get_if<Sample>(&*record)) samples.push_back(*s);
   }
   ASSERT_TRUE(header);
@@ -170,7 +175,7 @@ TEST(Trace, RecordedMemoryLogFiresAtItsSamples) {
   std::vector<Event> events = detect(detector_config(*header), samples);
   EXPECT_EQ(fired(events), expected("gb10-load-memory"));
   for (const Event& e : events) {
-    if (e.kind != kNewGpuProcess) {
+    if (e.kind != runlog::kNewGpuProcess) {
       EXPECT_FALSE(e.gpu) << "host events name no GPU";
     }
   }
