@@ -32,7 +32,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     __builtin_trap();
   }
 
-  Plan plan;
+  CopyPlan plan;
   plan.files = {"a", "b", "c"};
   std::vector<uint64_t> sizes = {take(data, size, 3), take(data, size, 3), take(data, size, 3)};
   ChunkOptions options;

@@ -1,4 +1,4 @@
-// Golden files shared by the report and mem tests: every fixture snapshot in
+// Golden files shared by the report, mem and clean tests: every fixture snapshot in
 // tests/fixtures/snapshots/ is rendered and compared byte for byte with a file in
 // tests/fixtures/golden/. SPARKDOC_UPDATE_GOLDEN=1 rewrites the files; review the diff like code.
 #pragma once

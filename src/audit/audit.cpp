@@ -119,12 +119,12 @@ NativeAudit run_audit(const AuditOptions& options) {
   }
   const std::optional<int> torch_major = cuda_major_of_version(options.torch_cuda);
 
-  elf::LoaderOptions loader_options;
-  loader_options.root = options.root;
-  loader_options.ld_library_path = options.ld_library_path;
-  loader_options.ld_cache = options.ld_cache;
-  loader_options.loaded = torch_loaded(options.root, *site, torch_major);
-  const elf::LoaderModel loader(std::move(loader_options));
+  elf::LibrarySearch search;
+  search.root = options.root;
+  search.ld_library_path = options.ld_library_path;
+  search.ld_cache = options.ld_cache;
+  search.loaded = torch_loaded(options.root, *site, torch_major);
+  const elf::LoaderModel loader(std::move(search));
 
   // Files are independent: a shared index hands them to the workers in order.
   out.files.resize(site->files.size());

@@ -104,18 +104,18 @@ Result<SitePackages> index_site_packages(const Root& root, const std::string& di
   std::sort(site.files.begin(), site.files.end());
   std::sort(metadata.begin(), metadata.end());
   for (const std::string& folder : metadata) {
-    Distribution dist;
+    Owner owner;
     if (auto nv = pyenv::parse_dist_folder(folder)) {
-      dist = Distribution{nv->name, nv->version};
+      owner = Owner{nv->name, nv->version};
     } else {
       for (const char* file : {"/METADATA", "/PKG-INFO"}) {
         auto text = read_text(root.path(join_path(dir, folder) + file), 1 << 20);
         if (!text) continue;
-        if (auto meta = pyenv::parse_metadata(*text)) dist = Distribution{meta->name, meta->version};
+        if (auto meta = pyenv::parse_metadata(*text)) owner = Owner{meta->name, meta->version};
         break;
       }
     }
-    if (dist.name.empty()) continue;
+    if (owner.name.empty()) continue;
     // RECORD lists every installed file; only shared objects matter here.
     auto record = read_text(root.path(join_path(dir, folder) + "/RECORD"), 64 << 20);
     if (record) {
@@ -123,10 +123,11 @@ Result<SitePackages> index_site_packages(const Root& root, const std::string& di
         if (line.find(".so") == std::string_view::npos) continue;
         std::string path = record_path(line);
         if (path.empty() || path.starts_with("..") || path.front() == '/') continue;
-        if (is_shared_object_name(file_name(path))) site.owner.emplace(normalize_path(path), dist.name);
+        if (is_shared_object_name(file_name(path)))
+          site.owner.emplace(normalize_path(path), owner.name);
       }
     }
-    site.distributions.emplace(dist.name, std::move(dist));
+    site.distributions.emplace(owner.name, std::move(owner));
   }
   return site;
 }

@@ -20,7 +20,9 @@ bool is_shared_object_name(std::string_view name);
 // The first field of a RECORD line (PEP 376 CSV: quoted when it holds a comma or quote).
 std::string record_path(std::string_view line);
 
-struct Distribution {
+// A distribution that owns native files, as its metadata folder names it (not the full
+// pyenv::Distribution of the Python environment's probe).
+struct Owner {
   std::string name;     // as the metadata folder spells it ("flash_attn")
   std::string version;
 };
@@ -29,7 +31,7 @@ struct SitePackages {
   std::string dir;                  // machine path of the folder
   std::vector<std::string> files;   // shared objects, relative to dir, sorted
   std::map<std::string, std::string> owner;  // relative file -> distribution name
-  std::map<std::string, Distribution> distributions;  // by name
+  std::map<std::string, Owner> distributions;  // by name
 };
 
 // Walks `dir` (a machine path opened through root): every regular file with a shared-object

@@ -1,6 +1,7 @@
 // `sparkdoc bw`: measure the memory bandwidth that G5 judges, show it, and optionally save it
-// into a snapshot. The measuring is bw's; this file chooses the sizes, shows progress, and
-// puts the record into a snapshot (captured here, or one recorded earlier).
+// into a snapshot. The measuring is bw's (bw/measure.h); this file parses the options, shows
+// progress, puts the record into a snapshot (captured here, or one recorded earlier) and has
+// G5 judge it.
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -11,9 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "bw/device.h"
-#include "bw/host.h"
-#include "bw/nominal.h"
+#include "bw/measure.h"
 #include "bw/record.h"
 #include "capture/capture.h"
 #include "checks/registry.h"
@@ -21,13 +20,10 @@
 #include "cli/progress.h"
 #include "cli/snapshot_file.h"
 #include "core/fs.h"
-#include "core/time.h"
 #include "core/units.h"
 #include "facts/platform.h"
-#include "gpu/cuda_api.h"
 #include "model/snapshot_json.h"
 #include "sys/host.h"
-#include "sys/meminfo.h"
 
 namespace sparkdoc::cli {
 namespace {
@@ -109,50 +105,22 @@ int run_bw(const BwFlags& flags) {
   }
   facts::Platform platform = facts::classify_platform(snapshot);
 
-  bw::BwReport report;
-  report.ordinal = flags.device;
-  report.taken_at = utc_now_iso8601();
   // "sparkdoc bw: device copy 7/23" on a terminal; cleared at the end.
   ProgressLine progress;
-  const bw::Progress show_progress = [&progress](std::string_view phase, int done, int total) {
-    progress.show(fmt::format("sparkdoc bw: {} {}/{}", phase, done, total), done == total);
-  };
-  const Result<gpu::Cuda>& cuda = gpu::Cuda::instance();
-  if (cuda) {
-    bw::DeviceOptions options;
-    options.ordinal = flags.device;
-    options.buffer_bytes = size;
-    options.runs = flags.iterations;
-    options.warmup_runs = flags.warmup;
-    options.transfers = !flags.no_transfers;
-    report.device = bw::measure_device(*cuda, options, show_progress);
-  } else {
-    report.device = tl::unexpected(cuda.error());
-  }
-
-  if (flags.no_host) {
-    report.host = Reading<HostBandwidth>::absent(Why::kAbsent, "not measured (--no-host)");
-  } else {
-    uint64_t wanted = size.value_or(report.device ? report.device->buffer_bytes
-                                                  : bw::kDefaultBufferBytes);
-    std::optional<uint64_t> available;
-    if (auto meminfo = sys::read_meminfo(Root())) available = meminfo->mem_available_bytes;
-    bw::SizeChoice host_size = bw::cap_host_buffer(wanted, available);
-    if (host_size.note) report.notes.push_back(*host_size.note);
-    bw::HostOptions options;
-    options.buffer_bytes = host_size.bytes;
-    options.threads = flags.threads;
-    options.runs = flags.iterations;
-    options.warmup_runs = flags.warmup;
-    report.host = Reading<HostBandwidth>::from(bw::measure_host(options, show_progress));
-  }
+  bw::RunOptions options;
+  options.ordinal = flags.device;
+  options.buffer_bytes = size;
+  options.runs = flags.iterations;
+  options.warmup_runs = flags.warmup;
+  options.threads = flags.threads;
+  options.host = !flags.no_host;
+  options.transfers = !flags.no_transfers;
+  bw::BwReport report =
+      bw::measure(options, platform, [&progress](std::string_view phase, int done, int total) {
+        progress.show(fmt::format("sparkdoc bw: {} {}/{}", phase, done, total), done == total);
+      });
   progress.clear();
 
-  if (platform.kind == facts::PlatformKind::kDgxSpark) {
-    report.nominal = bw::gb10_nominal();
-  } else if (report.device) {
-    report.nominal = bw::nominal_bandwidth(report.device->name);
-  }
   snapshot.bandwidth = bw::measurement_of(report);
   std::vector<checks::Finding> findings = checks::run_checks(snapshot, Workload{}, {"G5"});
   checks::Finding g5 = findings.empty() ? checks::Finding{} : findings.front();

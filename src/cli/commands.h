@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <string_view>
 
 namespace CLI {
 class App;
@@ -28,6 +29,39 @@ std::function<int()> add_watch_command(CLI::App& app);
 std::function<int()> add_run_command(CLI::App& app);
 std::function<int()> add_report_command(CLI::App& app);
 std::function<int()> add_lint_command(CLI::App& app);
+
+// One row per command, in the order `sparkdoc --help` lists them: main registers, lists and
+// dispatches from this table alone. `add` registers the subcommand `name` (with its long
+// description, shown by `sparkdoc help NAME`).
+struct Command {
+  std::string_view name;
+  std::string_view summary;  // one line, for the list in `sparkdoc --help`
+  std::function<int()> (*add)(CLI::App& app);
+  // Commands whose threads move data (load, bw) keep glibc's default malloc arenas.
+  bool keeps_malloc_arenas = false;
+};
+
+inline constexpr Command kCommands[] = {
+    {"check", "Preflight G1-G10 and the recipe checks (the default command)", add_check_command},
+    {"explain", "What a check or a symptom means, its cause and its fix", add_explain_command},
+    {"snapshot", "Record every reading to JSON; --diff two snapshots (nodes, before/after)",
+     add_snapshot_command},
+    {"mem", "Unified-memory accounting: what holds the memory, what is reclaimable, orphans",
+     add_mem_command},
+    {"clean", "The pre-run cleanup sequence (000 §6), dry run unless --yes", add_clean_command},
+    {"audit", "CUDA ABI and GPU-architecture audit of a Python environment's native code",
+     add_audit_command},
+    {"plan", "Will this model and method fit; exact parameter counts", add_plan_command},
+    {"load", "Load a checkpoint to the GPU with bounded host memory; benchmark it",
+     add_load_command, true},
+    {"bw", "Measure memory bandwidth (G5)", add_bw_command, true},
+    {"watch", "Telemetry with detectors, a log file, a Prometheus endpoint", add_watch_command},
+    {"run", "Launch a training command with a clean environment, tuning, watch and summary",
+     add_run_command},
+    {"report", "Turn a run log into a summary or a self-contained HTML page", add_report_command},
+    {"lint", "Judge the training job: scripts, container recipes, launch lines, lockfiles, builds",
+     add_lint_command},
+};
 
 // Prints one line to stderr when an earlier run's journal was never restored (tune's
 // unrestored_journal_notice), looking under the chosen subcommand's --root when it has one.

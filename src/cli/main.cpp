@@ -1,13 +1,15 @@
 // sparkdoc: a doctor for ML training on DGX Spark and any Linux machine with an NVIDIA GPU.
 #include <malloc.h>
 
+#include <CLI/CLI.hpp>
 #include <exception>
 #include <functional>
 #include <iostream>
+#include <iterator>
+#include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "cli/commands.h"
 #include "core/version.h"
@@ -23,6 +25,22 @@ namespace {
 void limit_malloc_arenas() {
   mallopt(M_ARENA_MAX, 2);
 }
+
+// `sparkdoc --help` lists each command with its one-line summary from the command table; the
+// long description stays for `sparkdoc help NAME`.
+class CommandListFormatter : public CLI::Formatter {
+ public:
+  std::string make_subcommand(const CLI::App* sub) const override {
+    for (const auto& command : sparkdoc::cli::kCommands) {
+      if (command.name != sub->get_name()) continue;
+      std::stringstream out;
+      CLI::detail::format_help(out, sub->get_display_name(true), std::string(command.summary),
+                               get_column_width());
+      return out.str();
+    }
+    return CLI::Formatter::make_subcommand(sub);
+  }
+};
 
 }  // namespace
 
@@ -52,25 +70,15 @@ int main(int argc, char** argv) {
     app.set_version_flag("--version", std::string(sparkdoc::kVersion));
     app.require_subcommand(1, 1);
     app.fallthrough(false);
-    auto check = add_check_command(app);
-    auto explain = add_explain_command(app);
-    auto snapshot = add_snapshot_command(app);
-    auto mem = add_mem_command(app);
-    auto clean = add_clean_command(app);
-    auto audit = add_audit_command(app);
-    auto plan = add_plan_command(app);
-    auto load = add_load_command(app);
-    auto bw = add_bw_command(app);
-    auto watch = add_watch_command(app);
-    auto run = add_run_command(app);
-    auto report = add_report_command(app);
-    auto lint = add_lint_command(app);
+    app.formatter(std::make_shared<CommandListFormatter>());
+    std::vector<std::function<int()>> runs;
+    for (const Command& command : kCommands) runs.push_back(command.add(app));
     // CLI11 would answer "A subcommand is required" to a misspelt command.
     std::string names;
     bool known = false;
-    for (const CLI::App* sub : app.get_subcommands({})) {
-      names += (names.empty() ? "" : ", ") + sub->get_name();
-      known = known || sub->check_name(args[1]);
+    for (const Command& command : kCommands) {
+      names += (names.empty() ? "" : ", ") + std::string(command.name);
+      known = known || app.get_subcommand(std::string(command.name))->check_name(args[1]);
     }
     if (!known && (args[1].empty() || args[1][0] != '-')) {
       std::cerr << "sparkdoc: unknown command '" << args[1] << "'; the commands are " << names
@@ -85,21 +93,12 @@ int main(int argc, char** argv) {
       int rc = app.exit(e);
       return rc == 0 ? kExitReady : kExitUsage;
     }
-    if (!app.got_subcommand("load") && !app.got_subcommand("bw")) limit_malloc_arenas();
-    notice_unrestored_journal(app);
-    if (app.got_subcommand("check")) return check();
-    if (app.got_subcommand("explain")) return explain();
-    if (app.got_subcommand("snapshot")) return snapshot();
-    if (app.got_subcommand("mem")) return mem();
-    if (app.got_subcommand("clean")) return clean();
-    if (app.got_subcommand("audit")) return audit();
-    if (app.got_subcommand("plan")) return plan();
-    if (app.got_subcommand("load")) return load();
-    if (app.got_subcommand("bw")) return bw();
-    if (app.got_subcommand("watch")) return watch();
-    if (app.got_subcommand("run")) return run();
-    if (app.got_subcommand("report")) return report();
-    if (app.got_subcommand("lint")) return lint();
+    for (size_t i = 0; i < std::size(kCommands); ++i) {
+      if (!app.got_subcommand(std::string(kCommands[i].name))) continue;
+      if (!kCommands[i].keeps_malloc_arenas) limit_malloc_arenas();
+      notice_unrestored_journal(app);
+      return runs[i]();
+    }
     return kExitUsage;
   } catch (const std::exception& e) {
     std::cerr << "sparkdoc: internal error: " << e.what() << "\n";

@@ -3,21 +3,19 @@
 
 #include <CLI/CLI.hpp>
 #include <chrono>
-#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 
 #include "capture/capture.h"
-#include "checks/registry.h"
 #include "cli/commands.h"
 #include "cli/snapshot_file.h"
-#include "core/fs.h"
 #include "core/strings.h"
 #include "core/units.h"
 #include "facts/memory.h"
 #include "facts/platform.h"
+#include "plan/locate.h"
 #include "plan/plan.h"
 
 namespace sparkdoc::cli {
@@ -45,37 +43,6 @@ struct PlanFlags {
   bool json = false;
   bool timing = false;
 };
-
-// "org/name" that is not a path here: the Hugging Face cache entry models--org--name.
-std::string hub_cache_path(const std::string& model) {
-  if (exists(model) || model.find('/') == std::string::npos || model.front() == '/' ||
-      model.front() == '.') {
-    return model;
-  }
-  auto parts = split(model, '/');
-  if (parts.size() != 2) return model;
-  std::string entry = fmt::format("models--{}--{}", parts[0], parts[1]);
-  std::vector<std::string> roots;
-  if (const char* c = std::getenv("HF_HUB_CACHE")) roots.emplace_back(c);
-  if (const char* h = std::getenv("HF_HOME")) roots.push_back(std::string(h) + "/hub");
-  if (const char* home = std::getenv("HOME")) {
-    roots.push_back(std::string(home) + "/.cache/huggingface/hub");
-  }
-  for (const auto& r : roots) {
-    if (is_dir(r + "/" + entry)) return r + "/" + entry;
-  }
-  return model;
-}
-
-std::optional<plan::Optimizer> parse_optim(const std::string& s) {
-  if (s == "adamw" || s == "adamw_torch" || s == "adamw_torch_fused") return plan::Optimizer::kAdamW;
-  if (s == "adamw_8bit" || s == "adamw_bnb_8bit" || s == "paged_adamw_8bit") {
-    return plan::Optimizer::kAdamW8bit;
-  }
-  if (s == "sgd") return plan::Optimizer::kSgd;
-  if (s == "adafactor") return plan::Optimizer::kAdafactor;
-  return std::nullopt;
-}
 
 // Available memory: --available, a recorded snapshot, or this machine (G3's headroom rule).
 std::optional<plan::Available> available_memory(const PlanFlags& flags, std::string& error) {
@@ -138,42 +105,31 @@ int run_plan(const PlanFlags& flags) {
     std::cerr << me << ": --framework: peft or unsloth\n";
     return kExitUsage;
   }
-  auto optim = parse_optim(flags.optim);
+  auto optim = plan::parse_optimizer(flags.optim);
   if (!optim) {
     std::cerr << me << ": --optim: adamw, adamw_8bit, paged_adamw_8bit, sgd or adafactor\n";
     return kExitUsage;
   }
-  req.workload.optimizer = *optim;
+  req.setup.optimizer = *optim;
   if (flags.seq == 0 || flags.batch == 0) {
     std::cerr << me << ": --seq and --batch must be at least 1\n";
     return kExitUsage;
   }
-  req.workload.seq = flags.seq;
-  req.workload.batch = flags.batch;
-  req.workload.grad_ckpt = flags.grad_ckpt;
+  req.setup.seq = flags.seq;
+  req.setup.batch = flags.batch;
+  req.setup.grad_ckpt = flags.grad_ckpt;
   if (flags.loader != "mmap" && flags.loader != "sparkdoc") {
     std::cerr << me << ": --loader: mmap or sparkdoc\n";
     return kExitUsage;
   }
-  req.workload.loader = flags.loader == "mmap" ? plan::Loader::kMmap : plan::Loader::kSparkdoc;
+  req.setup.loader = flags.loader == "mmap" ? plan::LoadMethod::kMmap : plan::LoadMethod::kSparkdoc;
   req.dtype_override = flags.dtype;
 
   auto t0 = std::chrono::steady_clock::now();
-  std::string path = hub_cache_path(flags.model);
+  std::string path = plan::locate_model(flags.model, plan::hub_cache_roots());
   safetensors::HeaderOptions options{flags.strict_size ? safetensors::SizeCheck::kExact
                                                        : safetensors::SizeCheck::kHeaderOnly};
-  auto ck = safetensors::open_checkpoint(path, options);
-  if (!ck) {
-    std::cerr << me << ": " << ck.error().message << "\n";
-    return kExitUsage;
-  }
-  auto config = plan::read_config(ck->dir + "/config.json");
-  if (!config) {
-    std::cerr << me << ": " << config.error().message
-              << " (config.json beside the checkpoint is needed)\n";
-    return kExitUsage;
-  }
-  auto p = plan::make_plan(*ck, *config, req);
+  auto p = plan::plan_model(path, options, req);
   if (!p) {
     std::cerr << me << ": " << p.error().message << "\n";
     return kExitUsage;

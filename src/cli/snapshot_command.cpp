@@ -3,11 +3,12 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <memory>
-#include <nlohmann/json.hpp>
 
 #include "capture/capture.h"
 #include "cli/capture_flags.h"
 #include "cli/commands.h"
+#include "cli/snapshot_file.h"
+#include "compare/diff.h"
 #include "core/fs.h"
 #include "model/snapshot_json.h"
 
@@ -20,41 +21,16 @@ struct SnapshotFlags {
   std::vector<std::string> diff;
 };
 
-Result<Snapshot> load(const std::string& path) {
-  auto text = read_text(path, 256u << 20);
-  if (!text) return tl::unexpected(text.error());
-  auto parsed = snapshot_from_text(*text);
-  if (!parsed) return fail(fmt::format("{}: {}", path, parsed.error().message));
-  return parsed;
-}
-
 // Prints one line per reading that differs: "~ /gpu/nvml/devices/0/temperature_c: 45 -> 61".
 int run_diff(const std::string& a_path, const std::string& b_path) {
-  auto a = load(a_path);
-  auto b = load(b_path);
+  auto a = load_snapshot_file(a_path);
+  auto b = load_snapshot_file(b_path);
   if (!a || !b) {
     std::cerr << "sparkdoc snapshot --diff: " << (!a ? a.error().message : b.error().message)
               << "\n";
     return kExitUsage;
   }
-  nlohmann::json ja = snapshot_to_json(*a), jb = snapshot_to_json(*b);
-  nlohmann::json patch = nlohmann::json::diff(ja, jb);
-  int changes = 0;
-  for (const auto& op : patch) {
-    std::string path = op.at("path").get<std::string>();
-    std::string kind = op.at("op").get<std::string>();
-    if (path == "/taken_at") continue;
-    nlohmann::json::json_pointer ptr(path);
-    if (kind == "replace") {
-      std::cout << fmt::format("~ {}: {} -> {}\n", path, ja.at(ptr).dump(), jb.at(ptr).dump());
-    } else if (kind == "add") {
-      std::cout << fmt::format("+ {}: {}\n", path, jb.at(ptr).dump());
-    } else if (kind == "remove") {
-      std::cout << fmt::format("- {}: {}\n", path, ja.at(ptr).dump());
-    }
-    ++changes;
-  }
-  std::cout << fmt::format("{} reading(s) differ between {} and {}\n", changes, a_path, b_path);
+  std::cout << compare::render_diff_text(compare::diff_snapshots(*a, *b), a_path, b_path);
   return kExitReady;
 }
 

@@ -1,5 +1,5 @@
 // Reading a snapshot that `sparkdoc snapshot -o FILE` recorded, for the commands that judge a
-// recorded machine (mem, clean's dry run).
+// recorded machine (mem, clean's dry run, snapshot --diff).
 #pragma once
 
 #include <string>

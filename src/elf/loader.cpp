@@ -60,7 +60,7 @@ std::vector<std::string> expand_origin(const std::vector<std::string>& dirs,
   return out;
 }
 
-LoaderModel::LoaderModel(LoaderOptions options) : options_(std::move(options)) {
+LoaderModel::LoaderModel(LibrarySearch options) : options_(std::move(options)) {
   for (std::string_view dir : split(options_.ld_library_path, ':')) {
     if (!dir.empty() && dir.front() == '/') ld_library_path_.push_back(normalize_path(dir));
   }

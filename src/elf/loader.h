@@ -56,7 +56,9 @@ struct Resolution {
   bool operator==(const Resolution&) const = default;
 };
 
-struct LoaderOptions {
+// What the dynamic loader's library search reads: the machine, LD_LIBRARY_PATH, ld.so.cache,
+// its built-in directories and the libraries the process already holds.
+struct LibrarySearch {
   Root root;
   std::string ld_library_path;  // the variable's value; relative entries are ignored
   std::vector<LdCacheEntry> ld_cache;
@@ -77,7 +79,7 @@ std::vector<std::string> expand_origin(const std::vector<std::string>& dirs,
 
 class LoaderModel {
  public:
-  explicit LoaderModel(LoaderOptions options);
+  explicit LoaderModel(LibrarySearch options);
 
   // Resolves `soname`, needed by the object at machine path `object_path` whose dynamic
   // section is `object`. `loader_rpaths` are the DT_RPATH lists (already $ORIGIN-expanded) of
@@ -86,7 +88,7 @@ class LoaderModel {
   Resolution find(std::string_view object_path, const DynamicInfo& object, std::string_view soname,
                   const std::vector<std::vector<std::string>>& loader_rpaths = {}) const;
 
-  const LoaderOptions& options() const { return options_; }
+  const LibrarySearch& options() const { return options_; }
 
  private:
   // Whether `dir` (a machine path) holds an entry `name`; directories are listed once.
@@ -94,7 +96,7 @@ class LoaderModel {
   std::optional<std::string> search(const std::vector<std::string>& dirs,
                                     std::string_view soname) const;
 
-  LoaderOptions options_;
+  LibrarySearch options_;
   std::vector<std::string> ld_library_path_;
   std::map<std::string, std::string, std::less<>> cache_;  // soname -> first matching path
   mutable std::mutex mutex_;

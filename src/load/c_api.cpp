@@ -9,10 +9,8 @@
 #include <vector>
 
 #include "core/version.h"
-#include "gpu/cuda_api.h"
 #include "load/checkpoint_plan.h"
-#include "load/loader.h"
-#include "load/memory_watch.h"
+#include "load/load.h"
 #include "safetensors/checkpoint.h"
 #include "sparkdoc/sparkdoc.h"
 
@@ -236,9 +234,9 @@ int sparkdoc_loader_create(int device, const sparkdoc_loader_options* options,
                    : o.direct_io == 2 ? sparkdoc::load::DirectIo::kOn
                                       : sparkdoc::load::DirectIo::kAuto;
     lo.drop_page_cache = o.keep_page_cache == 0;
-    const auto& cuda = sparkdoc::gpu::Cuda::instance();
-    if (!cuda) return failed(Failure{Fault::kNoCuda, cuda.error().message});
-    auto created = sparkdoc::load::Loader::create(*cuda, device, lo);
+    auto cuda = sparkdoc::load::cuda_driver();
+    if (!cuda) return failed(cuda.error());
+    auto created = sparkdoc::load::Loader::create(**cuda, device, lo);
     if (!created) return failed(created.error());
     auto handle = std::make_unique<sparkdoc_loader>();
     handle->loader = std::move(*created);
@@ -275,12 +273,11 @@ int sparkdoc_load(sparkdoc_loader* loader, const sparkdoc_checkpoint* checkpoint
     auto plan = sparkdoc::load::plan_tensors(ck, indices,
                                              std::span<const uint64_t>(device_pointers, count));
     if (!plan) return failed(plan.error());
-    std::unique_ptr<sparkdoc::load::MemoryWatch> watch;
-    if (out_stats != nullptr) watch = std::make_unique<sparkdoc::load::MemoryWatch>();
-    auto ran = loader->loader->run(*plan);
+    sparkdoc::load::MemoryUse use;
+    auto ran =
+        sparkdoc::load::run_plan(*loader->loader, *plan, out_stats != nullptr ? &use : nullptr);
     if (!ran) return failed(ran.error());
     if (out_stats != nullptr) {
-      sparkdoc::load::MemoryUse use = watch->stop();
       sparkdoc_load_stats stats{};
       stats.reader_threads = ran->readers;
       stats.bytes = ran->copy_bytes;

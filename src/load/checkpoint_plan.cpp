@@ -8,14 +8,14 @@
 
 namespace sparkdoc::load {
 
-Outcome<Plan> plan_tensors(const safetensors::Checkpoint& checkpoint,
-                           std::span<const uint32_t> tensors,
-                           std::span<const uint64_t> destinations) {
+Outcome<CopyPlan> plan_tensors(const safetensors::Checkpoint& checkpoint,
+                               std::span<const uint32_t> tensors,
+                               std::span<const uint64_t> destinations) {
   if (tensors.size() != destinations.size()) {
     return failure(Fault::kInvalidArgument, fmt::format("{} tensors but {} destinations",
                                                         tensors.size(), destinations.size()));
   }
-  Plan plan;
+  CopyPlan plan;
   plan.files.reserve(checkpoint.shards.size());
   for (const auto& shard : checkpoint.shards) plan.files.push_back(shard.path);
   plan.copies.reserve(tensors.size());
@@ -64,8 +64,8 @@ uint64_t CheckpointMemory::bytes() const {
   return total;
 }
 
-Outcome<Plan> plan_checkpoint(const safetensors::Checkpoint& checkpoint,
-                              const CheckpointMemory& memory) {
+Outcome<CopyPlan> plan_checkpoint(const safetensors::Checkpoint& checkpoint,
+                                  const CheckpointMemory& memory) {
   std::vector<uint32_t> all(checkpoint.tensors.size());
   std::iota(all.begin(), all.end(), 0u);
   return plan_tensors(checkpoint, all, memory.addresses());

@@ -16,9 +16,9 @@ namespace sparkdoc::load {
 // A plan copying `tensors` (indexes into checkpoint.tensors) to `destinations` (one device
 // address each; 0 allowed for an empty tensor). Every shard of the checkpoint is a file of the
 // plan. Errors (kInvalidArgument): the spans differ in length, an index out of range.
-Outcome<Plan> plan_tensors(const safetensors::Checkpoint& checkpoint,
-                           std::span<const uint32_t> tensors,
-                           std::span<const uint64_t> destinations);
+Outcome<CopyPlan> plan_tensors(const safetensors::Checkpoint& checkpoint,
+                               std::span<const uint32_t> tensors,
+                               std::span<const uint64_t> destinations);
 
 // Device memory for every tensor of a checkpoint, allocated by the loader: one buffer per
 // shard holding its data section, so each tensor keeps the alignment it has in the file.
@@ -40,7 +40,7 @@ class CheckpointMemory {
 };
 
 // The plan that fills a CheckpointMemory with every tensor.
-Outcome<Plan> plan_checkpoint(const safetensors::Checkpoint& checkpoint,
-                              const CheckpointMemory& memory);
+Outcome<CopyPlan> plan_checkpoint(const safetensors::Checkpoint& checkpoint,
+                                  const CheckpointMemory& memory);
 
 }  // namespace sparkdoc::load

@@ -20,7 +20,7 @@ uint64_t slot_bytes(uint64_t chunk_bytes) {
 }
 
 // "tensor 'a'", or "tensor 'a' (and 3 more in the same read)".
-std::string chunk_label(const Plan& plan, const ChunkedPlan& chunked, const Chunk& chunk) {
+std::string chunk_label(const CopyPlan& plan, const ChunkedPlan& chunked, const Chunk& chunk) {
   const Segment& first = chunked.segments[chunk.first_segment];
   std::string label = plan.copies[first.copy].label;
   if (chunk.segment_count > 1) {
@@ -38,7 +38,7 @@ double LoadStats::gb_per_second() const {
 // One run of a plan: the shared state of its reader threads.
 class Loader::Run {
  public:
-  Run(Loader& loader, const Plan& plan, const ChunkedPlan& chunked,
+  Run(Loader& loader, const CopyPlan& plan, const ChunkedPlan& chunked,
       const std::vector<std::unique_ptr<SourceFile>>& files, std::atomic<uint64_t>* progress)
       : loader_(loader), plan_(plan), chunked_(chunked), files_(files), progress_(progress) {}
 
@@ -137,7 +137,7 @@ class Loader::Run {
   }
 
   Loader& loader_;
-  const Plan& plan_;
+  const CopyPlan& plan_;
   const ChunkedPlan& chunked_;
   const std::vector<std::unique_ptr<SourceFile>>& files_;
   std::atomic<uint64_t>* progress_;
@@ -219,7 +219,7 @@ uint64_t Loader::staging_bytes() const {
   return total;
 }
 
-Outcome<LoadStats> Loader::run(const Plan& plan, std::atomic<uint64_t>* progress) {
+Outcome<LoadStats> Loader::run(const CopyPlan& plan, std::atomic<uint64_t>* progress) {
   std::lock_guard serial(run_mutex_);
   const auto start = std::chrono::steady_clock::now();
   LoadStats stats;

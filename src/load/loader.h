@@ -68,7 +68,7 @@ class Loader {
 
   // Runs the plan. `progress`, when given, grows by each read's copy bytes once its copies are
   // queued (another thread may watch it).
-  Outcome<LoadStats> run(const Plan& plan, std::atomic<uint64_t>* progress = nullptr);
+  Outcome<LoadStats> run(const CopyPlan& plan, std::atomic<uint64_t>* progress = nullptr);
 
   const DeviceSession& session() const { return *session_; }
   const LoaderOptions& options() const { return options_; }

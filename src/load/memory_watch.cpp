@@ -38,7 +38,7 @@ bool reset_peak_rss() {
   return ok;
 }
 
-Result<ProcessMemory> read_process_memory() {
+Result<ResidentMemory> read_resident_memory() {
   auto text = read_text("/proc/self/status");
   if (!text) return tl::unexpected(text.error());
   return parse_process_status(*text);
@@ -46,8 +46,8 @@ Result<ProcessMemory> read_process_memory() {
 
 }  // namespace
 
-Result<ProcessMemory> parse_process_status(std::string_view text) {
-  ProcessMemory out;
+Result<ResidentMemory> parse_process_status(std::string_view text) {
+  ResidentMemory out;
   auto rss = status_kb_field(text, "VmRSS");
   if (!rss) return tl::unexpected(rss.error());
   auto hwm = status_kb_field(text, "VmHWM");
@@ -66,7 +66,7 @@ Result<uint64_t> read_page_cache_bytes() {
 
 MemoryWatch::MemoryWatch() {
   use_.peak_rss_exact = reset_peak_rss();
-  if (auto before = read_process_memory()) use_.rss_before_bytes = before->rss_bytes;
+  if (auto before = read_resident_memory()) use_.rss_before_bytes = before->rss_bytes;
   if (auto cache = read_page_cache_bytes()) {
     use_.page_cache_known = true;
     use_.page_cache_before_bytes = *cache;
@@ -96,7 +96,7 @@ MemoryUse MemoryWatch::stop() {
   stopped_ = true;
   stop_.store(true);
   if (sampler_.joinable()) sampler_.join();
-  if (auto after = read_process_memory()) {
+  if (auto after = read_resident_memory()) {
     use_.peak_rss_bytes = std::max(after->peak_rss_bytes, after->rss_bytes);
   }
   if (use_.page_cache_known) {

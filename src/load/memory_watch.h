@@ -17,14 +17,14 @@
 
 namespace sparkdoc::load {
 
-struct ProcessMemory {
+struct ResidentMemory {
   uint64_t rss_bytes = 0;       // VmRSS
   uint64_t peak_rss_bytes = 0;  // VmHWM
-  bool operator==(const ProcessMemory&) const = default;
+  bool operator==(const ResidentMemory&) const = default;
 };
 
 // Parses /proc/<pid>/status text (VmRSS and VmHWM, in kB). Errors: a line missing or malformed.
-Result<ProcessMemory> parse_process_status(std::string_view text);
+Result<ResidentMemory> parse_process_status(std::string_view text);
 
 // Cached + Buffers - Shmem from /proc/meminfo.
 Result<uint64_t> read_page_cache_bytes();

@@ -7,7 +7,7 @@
 
 namespace sparkdoc::load {
 
-ChunkedPlan chunk_plan(const Plan& plan, const ChunkOptions& options) {
+ChunkedPlan chunk_plan(const CopyPlan& plan, const ChunkOptions& options) {
   std::vector<uint32_t> order(plan.copies.size());
   std::iota(order.begin(), order.end(), 0u);
   std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
@@ -58,7 +58,7 @@ ChunkedPlan chunk_plan(const Plan& plan, const ChunkOptions& options) {
   return out;
 }
 
-Outcome<void> validate_plan(const Plan& plan, std::span<const uint64_t> file_sizes) {
+Outcome<void> validate_plan(const CopyPlan& plan, std::span<const uint64_t> file_sizes) {
   if (file_sizes.size() != plan.files.size()) {
     return failure(Fault::kInvalidArgument,
                    fmt::format("plan names {} files but {} sizes were given", plan.files.size(),

@@ -2,8 +2,8 @@
 // into reads.
 //
 // A plan knows nothing of safetensors: a checkpoint reader turns tensors into copies
-// (load/checkpoint.h), a test writes them by hand. All offsets are absolute byte offsets in the
-// file; destinations are device addresses (CUdeviceptr) in the loader's device's context.
+// (load/checkpoint_plan.h), a test writes them by hand. All offsets are absolute byte offsets in
+// the file; destinations are device addresses (CUdeviceptr) in the loader's device's context.
 #pragma once
 
 #include <cstdint>
@@ -17,7 +17,7 @@ namespace sparkdoc::load {
 
 // `length` bytes of file `file` from byte `offset` to device address `destination`.
 struct Copy {
-  uint32_t file = 0;         // index into Plan::files
+  uint32_t file = 0;         // index into CopyPlan::files
   uint64_t offset = 0;       // absolute, from the start of the file
   uint64_t length = 0;       // 0: nothing to do (an empty tensor); destination may be 0
   uint64_t destination = 0;  // device address; must hold `length` bytes
@@ -26,14 +26,14 @@ struct Copy {
   bool operator==(const Copy&) const = default;
 };
 
-struct Plan {
+struct CopyPlan {
   std::vector<std::string> files;
   std::vector<Copy> copies;
 };
 
 // A part of one copy that one read carries.
 struct Segment {
-  uint32_t copy = 0;         // index into Plan::copies
+  uint32_t copy = 0;         // index into CopyPlan::copies
   uint64_t file_offset = 0;  // absolute
   uint64_t length = 0;
   uint64_t destination = 0;  // the copy's destination advanced to this part
@@ -73,11 +73,11 @@ struct ChunkOptions {
 // Cuts the plan into reads: copies sorted by (file, offset), consecutive ones packed into one
 // read, a long one split across several. Overlapping copies are allowed (each gets its bytes).
 // Copies of length 0 produce nothing. Precondition: validate_plan passed.
-ChunkedPlan chunk_plan(const Plan& plan, const ChunkOptions& options);
+ChunkedPlan chunk_plan(const CopyPlan& plan, const ChunkOptions& options);
 
 // Every copy names a file of the plan, stays inside that file (`file_sizes[i]` bytes) without
 // overflow (kIo: the file is shorter than the plan), and has a destination when it has bytes
 // (kInvalidArgument). The error names the copy's label and file.
-Outcome<void> validate_plan(const Plan& plan, std::span<const uint64_t> file_sizes);
+Outcome<void> validate_plan(const CopyPlan& plan, std::span<const uint64_t> file_sizes);
 
 }  // namespace sparkdoc::load

@@ -191,11 +191,22 @@ std::string_view optimizer_name(Optimizer o) {
   }
   return "?";
 }
-std::string_view loader_name(Loader l) { return l == Loader::kMmap ? "mmap" : "sparkdoc"; }
+std::optional<Optimizer> parse_optimizer(std::string_view s) {
+  if (s == "adamw" || s == "adamw_torch" || s == "adamw_torch_fused") return Optimizer::kAdamW;
+  if (s == "adamw_8bit" || s == "adamw_bnb_8bit" || s == "paged_adamw_8bit") {
+    return Optimizer::kAdamW8bit;
+  }
+  if (s == "sgd") return Optimizer::kSgd;
+  if (s == "adafactor") return Optimizer::kAdafactor;
+  return std::nullopt;
+}
+std::string_view load_method_name(LoadMethod l) {
+  return l == LoadMethod::kMmap ? "mmap" : "sparkdoc";
+}
 
 Constants default_constants() { return Constants{}; }
 
-Budget compute_budget(const ModelView& model, const LoraCount* lora, const Workload& w,
+Budget compute_budget(const ModelView& model, const LoraCount* lora, const TrainingSetup& w,
                       const Constants& k) {
   Budget b;
   const ModelConfig& c = model.config;
@@ -340,7 +351,7 @@ Budget compute_budget(const ModelView& model, const LoraCount* lora, const Workl
   b.load_peak_mmap = b.weights + model.weight_bytes + model.largest_fused_bytes + b.cuda_context;
   if (w.training == Training::kQlora) b.load_peak_mmap += model.largest_tensor_bytes;
   b.load_peak_sparkdoc = b.weights + k.sparkdoc_staging_bytes + b.cuda_context;
-  b.load_peak = w.loader == Loader::kMmap ? b.load_peak_mmap : b.load_peak_sparkdoc;
+  b.load_peak = w.loader == LoadMethod::kMmap ? b.load_peak_mmap : b.load_peak_sparkdoc;
   return b;
 }
 

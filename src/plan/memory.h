@@ -30,20 +30,25 @@ namespace sparkdoc::plan {
 
 enum class Training { kFull, kLora, kQlora };
 enum class Optimizer { kAdamW, kAdamW8bit, kSgd, kAdafactor };
-enum class Loader { kMmap, kSparkdoc };
+enum class LoadMethod { kMmap, kSparkdoc };
 
 std::string_view training_name(Training t);    // "full", "lora", "qlora"
 std::string_view optimizer_name(Optimizer o);  // "adamw", "adamw_8bit", "sgd", "adafactor"
-std::string_view loader_name(Loader l);        // "mmap", "sparkdoc"
+// --optim's names, as transformers' TrainingArguments.optim spells them: adamw (adamw_torch,
+// adamw_torch_fused), adamw_8bit (adamw_bnb_8bit, paged_adamw_8bit), sgd, adafactor.
+std::optional<Optimizer> parse_optimizer(std::string_view name);
+std::string_view load_method_name(LoadMethod l);  // "mmap", "sparkdoc"
 
-struct Workload {
+// How the model is trained (method, optimizer, framework, tokens per step) and how its weights
+// are loaded: what the budget is computed for.
+struct TrainingSetup {
   Training training = Training::kLora;
   Optimizer optimizer = Optimizer::kAdamW;
   Framework framework = Framework::kPeft;
   uint64_t seq = 2048;
   uint64_t batch = 1;
   bool grad_ckpt = false;
-  Loader loader = Loader::kMmap;
+  LoadMethod loader = LoadMethod::kMmap;
   uint64_t load_dtype_bytes = 2;  // bf16 unless the config or --dtype says otherwise
 };
 
@@ -97,7 +102,7 @@ struct Budget {
 };
 
 // `lora` is null for full fine-tuning.
-Budget compute_budget(const ModelView& model, const LoraCount* lora, const Workload& w,
+Budget compute_budget(const ModelView& model, const LoraCount* lora, const TrainingSetup& w,
                       const Constants& k = default_constants());
 
 }  // namespace sparkdoc::plan

@@ -25,7 +25,7 @@ std::string pct(uint64_t part, uint64_t whole) {
 }
 
 Budget budget_at(const Plan& p, uint64_t seq, uint64_t batch, const Constants& k) {
-  Workload w = p.request.workload;
+  TrainingSetup w = p.request.setup;
   w.seq = seq;
   w.batch = batch;
   return compute_budget(p.model, p.lora ? &*p.lora : nullptr, w, k);
@@ -62,7 +62,7 @@ Result<Plan> make_plan(const safetensors::Checkpoint& ck, const ModelConfig& con
   p.model = std::move(*view);
   for (const auto& n : p.model.notes) p.notes.push_back(n);
 
-  Workload& w = p.request.workload;
+  TrainingSetup& w = p.request.setup;
   w.training = request.training;
   w.framework = request.lora.framework;
   uint64_t dsize = dtype_size(request.dtype_override);
@@ -129,14 +129,14 @@ void judge_fit(Plan& p, const Available& available, const Constants& k) {
     }
   }
   f.max_tokens = lo;
-  const Workload& w = p.request.workload;
+  const TrainingSetup& w = p.request.setup;
   f.max_seq_at_batch = w.batch ? lo / w.batch : 0;
   f.max_batch_at_seq = w.seq ? lo / w.seq : 0;
 }
 
 std::string render_plan_text(const Plan& p) {
   const Budget& b = p.budget;
-  const Workload& w = p.request.workload;
+  const TrainingSetup& w = p.request.setup;
   std::string out;
   auto line = [&](std::string_view label, const std::string& text) {
     out += fmt::format("{:<13}{}\n", label, text);
@@ -222,8 +222,8 @@ std::string render_plan_text(const Plan& p) {
     }
     if (!f.load_fits) {
       out += fmt::format("             load: the {} path peaks at {}, above what is available\n",
-                         loader_name(w.loader), format_gb(b.load_peak));
-    } else if (w.loader == Loader::kMmap && !f.mmap_load_fits) {
+                         load_method_name(w.loader), format_gb(b.load_peak));
+    } else if (w.loader == LoadMethod::kMmap && !f.mmap_load_fits) {
       out += "             load: mmap'd shards would not fit beside the weights\n";
     }
   }
@@ -235,7 +235,7 @@ std::string render_plan_text(const Plan& p) {
 nlohmann::json render_plan_json(const Plan& p) {
   using nlohmann::json;
   const Budget& b = p.budget;
-  const Workload& w = p.request.workload;
+  const TrainingSetup& w = p.request.setup;
   json j;
   j["model"] = {{"dir", p.model_dir},
                 {"architecture", p.architecture},
@@ -260,7 +260,7 @@ nlohmann::json render_plan_json(const Plan& p) {
                  {"seq", w.seq},
                  {"batch", w.batch},
                  {"grad_ckpt", w.grad_ckpt},
-                 {"loader", loader_name(w.loader)},
+                 {"loader", load_method_name(w.loader)},
                  {"load_dtype_bytes", w.load_dtype_bytes}};
   if (p.lora) {
     const LoraCount& l = *p.lora;

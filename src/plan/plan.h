@@ -1,6 +1,7 @@
 // `sparkdoc plan`: will this model and training method fit. Pure: the checkpoint's headers and
-// config.json come in already read, available memory comes in as a number (the CLI takes it
-// from a live snapshot or a recorded one), and the result renders as text or JSON.
+// config.json come in already read (plan/locate.h reads them), available memory comes in as a
+// number (the CLI takes it from a live snapshot or a recorded one), and the result renders as
+// text or JSON.
 #pragma once
 
 #include <cstdint>
@@ -23,7 +24,7 @@ struct PlanRequest {
   Training training = Training::kLora;
   LoraRequest lora;           // ignored for full fine-tuning
   std::optional<double> alpha;
-  Workload workload;
+  TrainingSetup setup;
   std::string dtype_override; // "bf16", "fp16", "fp32" or "" (config.json's dtype)
 };
 

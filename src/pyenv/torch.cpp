@@ -101,7 +101,7 @@ struct Needer {
 // loader's cache and the default directories.
 elf::LoaderModel loader_for(const DiscoveryOptions& options, const std::string& torch_lib,
                             const std::vector<std::string>& torch_lib_names) {
-  elf::LoaderOptions o;
+  elf::LibrarySearch o;
   o.root = options.root;
   o.ld_library_path = options.ld_library_path;
   if (options.ld_cache) {

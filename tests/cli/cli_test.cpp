@@ -135,6 +135,19 @@ TEST(Cli, OnlySelectsChecks) {
   EXPECT_THAT(r.out, ::testing::Not(::testing::HasSubstr("G1 ")));
 }
 
+TEST(Cli, SnapshotDiffNamesEveryDifferingReading) {
+  Outcome same =
+      run("snapshot --diff " + fixture("h200-busy.json") + " " + fixture("h200-busy.json"));
+  EXPECT_EQ(same.status, 0) << same.out;
+  EXPECT_THAT(same.out, ::testing::HasSubstr("0 reading(s) differ between "));
+  Outcome two =
+      run("snapshot --diff " + fixture("h200-idle.json") + " " + fixture("h200-busy.json"));
+  EXPECT_EQ(two.status, 0) << two.out;
+  EXPECT_THAT(two.out, ::testing::StartsWith("~ /gpu/nvml/devices/0/"));
+  EXPECT_THAT(two.out, ::testing::HasSubstr(" -> "));
+  EXPECT_EQ(run("snapshot --diff " + fixture("h200-idle.json") + " /nonexistent/b.json").status, 2);
+}
+
 TEST(Cli, UsageErrorsExitTwo) {
   EXPECT_EQ(run("check --only G99").status, 2);
   EXPECT_EQ(run("check --need lots").status, 2);
@@ -153,6 +166,11 @@ TEST(Cli, HelpNamesACommandsOptions) {
   const auto all = run("help");
   EXPECT_EQ(all.status, 0);
   EXPECT_THAT(all.out, ::testing::HasSubstr("Usage: sparkdoc [OPTIONS] SUBCOMMAND"));
+  // The list holds each command's one-line summary; the long description is for `help NAME`.
+  EXPECT_THAT(all.out, ::testing::HasSubstr(
+                           "  bw                          Measure memory bandwidth (G5)\n"));
+  EXPECT_THAT(all.out, ::testing::Not(::testing::HasSubstr("Examples:")));
+  EXPECT_THAT(run("help plan").out, ::testing::HasSubstr("Examples:"));
   const auto one = run("help run");
   EXPECT_EQ(one.status, 0);
   EXPECT_THAT(one.out, ::testing::HasSubstr("--drop-cache-every"));

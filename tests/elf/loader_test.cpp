@@ -108,7 +108,7 @@ class Loader : public ::testing::Test {
   void TearDown() override { fs::remove_all(root_); }
 
   LoaderModel model(std::string llp = "/llp") {
-    LoaderOptions o;
+    LibrarySearch o;
     o.root = Root(root_);
     o.ld_library_path = std::move(llp);
     o.ld_cache = {{kLdCacheX86_64, "libcache.so.1", "/cached/libcache.so.1", 0},

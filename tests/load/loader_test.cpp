@@ -83,7 +83,7 @@ class LoaderTest : public ::testing::Test {
 // device allocation.
 struct RawCase {
   std::string bytes;
-  Plan plan;
+  CopyPlan plan;
 };
 
 RawCase raw_case(const fs::path& path, uint64_t device_base) {
@@ -214,7 +214,7 @@ TEST_F(LoaderTest, AFileShorterThanThePlanIsAnErrorNamingFileAndTensor) {
 TEST_F(LoaderTest, AMissingFileIsNotFound) {
   auto l = loader();
   ASSERT_NE(l, nullptr);
-  Plan plan;
+  CopyPlan plan;
   plan.files = {(dir_ / "absent.safetensors").string()};
   plan.copies = {Copy{0, 0, 10, 0x1000, "tensor 'x'"}};
   auto stats = l->run(plan);
@@ -310,7 +310,7 @@ TEST_F(LoaderTest, AHundredFailingLoadsLeakNothing) {
       RawCase c = raw_case(dir_ / "raw.bin", memory->address());
       EXPECT_FALSE(l->run(c.plan));
     } else if (kind == 2) {  // a file that is not there
-      Plan plan;
+      CopyPlan plan;
       plan.files = {checkpoint.shards[0].path, (dir_ / "gone.safetensors").string()};
       plan.copies = {Copy{1, 0, 10, 0x1000, "tensor 'x'"}};
       EXPECT_FALSE(l->run(plan));

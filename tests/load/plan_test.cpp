@@ -24,7 +24,7 @@ ChunkOptions options(uint64_t max_bytes, uint64_t gap = 1024) {
 }
 
 TEST(ChunkPlan, PacksConsecutiveSmallCopiesIntoOneRead) {
-  Plan plan;
+  CopyPlan plan;
   plan.files = {"a"};
   plan.copies = {copy(0, 100, 10, 0x1000), copy(0, 110, 20, 0x9000), copy(0, 130, 5, 0x5000)};
   ChunkedPlan out = chunk_plan(plan, options(1 << 20));
@@ -36,7 +36,7 @@ TEST(ChunkPlan, PacksConsecutiveSmallCopiesIntoOneRead) {
 }
 
 TEST(ChunkPlan, SplitsALongCopyOnAlignedBoundaries) {
-  Plan plan;
+  CopyPlan plan;
   plan.files = {"a"};
   // 100 bytes past 8192, 40000 bytes long, reads of at most 16384 bytes.
   plan.copies = {copy(0, 8292, 40000, 0x100000)};
@@ -55,7 +55,7 @@ TEST(ChunkPlan, SplitsALongCopyOnAlignedBoundaries) {
 }
 
 TEST(ChunkPlan, ReadsThroughSmallHolesAndStartsAnewAfterLargeOnes) {
-  Plan plan;
+  CopyPlan plan;
   plan.files = {"a"};
   plan.copies = {copy(0, 0, 100, 0x1000), copy(0, 600, 100, 0x2000),  // hole of 500: read
                  copy(0, 5000, 100, 0x3000)};                         // hole of 4300: new read
@@ -68,7 +68,7 @@ TEST(ChunkPlan, ReadsThroughSmallHolesAndStartsAnewAfterLargeOnes) {
 }
 
 TEST(ChunkPlan, KeepsFilesApartSkipsEmptyCopiesAndSortsByOffset) {
-  Plan plan;
+  CopyPlan plan;
   plan.files = {"a", "b"};
   plan.copies = {copy(1, 0, 10, 0x1000), copy(0, 50, 10, 0x2000), copy(0, 60, 0, 0),
                  copy(0, 0, 50, 0x3000)};
@@ -80,7 +80,7 @@ TEST(ChunkPlan, KeepsFilesApartSkipsEmptyCopiesAndSortsByOffset) {
 }
 
 TEST(ChunkPlan, OverlappingCopiesEachGetTheirBytes) {
-  Plan plan;
+  CopyPlan plan;
   plan.files = {"a"};
   plan.copies = {copy(0, 0, 100, 0x1000), copy(0, 40, 20, 0x9000)};
   ChunkedPlan out = chunk_plan(plan, options(1 << 20));
@@ -90,7 +90,7 @@ TEST(ChunkPlan, OverlappingCopiesEachGetTheirBytes) {
 }
 
 TEST(ValidatePlan, NamesTheTensorAndFileOfACopyPastTheEnd) {
-  Plan plan;
+  CopyPlan plan;
   plan.files = {"shard.safetensors"};
   plan.copies = {copy(0, 90, 20, 0x1000, "tensor 'w'")};
   std::array<uint64_t, 1> sizes{100};
@@ -103,7 +103,7 @@ TEST(ValidatePlan, NamesTheTensorAndFileOfACopyPastTheEnd) {
 }
 
 TEST(ValidatePlan, RefusesMissingDestinationsAndUnknownFilesButAllowsEmptyCopies) {
-  Plan plan;
+  CopyPlan plan;
   plan.files = {"a"};
   std::array<uint64_t, 1> sizes{100};
   plan.copies = {copy(0, 0, 10, 0)};

@@ -1,6 +1,5 @@
-// Golden `sparkdoc mem` output and `sparkdoc clean` dry run for every fixture snapshot in
-// tests/fixtures/snapshots/: tests/fixtures/golden/mem-NAME.txt, mem-NAME.json and
-// clean-NAME.txt, compared byte for byte.
+// Golden `sparkdoc mem` output for every fixture snapshot in tests/fixtures/snapshots/:
+// tests/fixtures/golden/mem-NAME.txt and mem-NAME.json, compared byte for byte.
 // SPARKDOC_UPDATE_GOLDEN=1 rewrites them; review the diff like code.
 #include "golden.h"
 
@@ -15,7 +14,6 @@
 
 #include "facts/platform.h"
 #include "mem/account.h"
-#include "mem/clean.h"
 #include "mem/render.h"
 #include "model/snapshot_json.h"
 
@@ -39,8 +37,6 @@ TEST(MemGolden, EveryFixtureSnapshotMatchesItsMemReport) {
     std::string stem = "mem-" + path.stem().string();
     compare_or_update(golden / (stem + ".txt"), render_mem_text(r));
     compare_or_update(golden / (stem + ".json"), render_mem_json(r).dump(2) + "\n");
-    CleanReport plan = plan_clean(*s, r, CleanRequest{});
-    compare_or_update(golden / ("clean-" + path.stem().string() + ".txt"), render_clean_text(plan));
   }
 }
 

@@ -39,10 +39,10 @@ TEST(PlanGolden, Qwen35LoraWithExpertsOnASpark) {
   req.lora.rank = 32;
   req.alpha = 32;
   req.lora.experts = true;
-  req.workload.optimizer = Optimizer::kAdamW8bit;
-  req.workload.seq = 2048;
-  req.workload.batch = 2;
-  req.workload.grad_ckpt = true;
+  req.setup.optimizer = Optimizer::kAdamW8bit;
+  req.setup.seq = 2048;
+  req.setup.batch = 2;
+  req.setup.grad_ckpt = true;
   golden("qwen35-lora-experts", sparkdoc::testing::qwen35_moe(false), req,
          Available{110'000'000'000, "snapshot gb10-idle.json: MemAvailable + SwapFree - 8 GiB"});
 }
@@ -53,16 +53,16 @@ TEST(PlanGolden, NemotronUnsloth) {
   req.lora.targets = {"q_proj", "k_proj", "v_proj", "o_proj", "in_proj", "out_proj", "up_proj",
                       "down_proj"};
   req.lora.framework = Framework::kUnsloth;
-  req.workload.seq = 6144;
-  req.workload.grad_ckpt = true;
+  req.setup.seq = 6144;
+  req.setup.grad_ckpt = true;
   golden("nemotron-unsloth", sparkdoc::testing::nemotron_h(true), req, std::nullopt);
 }
 
 TEST(PlanGolden, TinyLlamaFullFineTuneDoesNotFit) {
   PlanRequest req;
   req.training = Training::kFull;
-  req.workload.seq = 4096;
-  req.workload.batch = 8;
+  req.setup.seq = 4096;
+  req.setup.batch = 8;
   golden("tiny-llama-full", sparkdoc::testing::tiny_llama(), req,
          Available{4'000'000'000, "test figure"});
 }

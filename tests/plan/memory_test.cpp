@@ -27,7 +27,7 @@ TEST(PlanMemory, AdamW8bitFollowsTheBlockFormula) {
   PlanRequest req;
   req.lora.rank = 32;
   req.lora.experts = true;
-  req.workload.optimizer = Optimizer::kAdamW8bit;
+  req.setup.optimizer = Optimizer::kAdamW8bit;
   auto p = make("qwen35_8bit", sparkdoc::testing::qwen35_moe(false), req);
   // Every LoRA tensor of this model is a multiple of 256 elements: 2n + 8n/256 exactly.
   EXPECT_EQ(p.budget.optimizer, 3'782'604'800u);
@@ -35,7 +35,7 @@ TEST(PlanMemory, AdamW8bitFollowsTheBlockFormula) {
   EXPECT_EQ(p.budget.adapter, uint64_t{4} * 1'862'205'440u);
   // bf16 weights of the loaded class: 2 bytes per parameter (70.214 GB).
   EXPECT_EQ(p.budget.weights, uint64_t{2} * 35'107'181'936u);
-  req.workload.optimizer = Optimizer::kAdamW;
+  req.setup.optimizer = Optimizer::kAdamW;
   auto adam = make("qwen35_adamw", sparkdoc::testing::qwen35_moe(false), req);
   EXPECT_EQ(adam.budget.optimizer, uint64_t{8} * 1'862'205'440u);
 }
@@ -60,15 +60,15 @@ TEST(PlanMemory, NemotronNotebookAfterLoad) {
 TEST(PlanMemory, CheckpointingAndLongerSequencesBehave) {
   PlanRequest req;
   req.lora.rank = 16;
-  req.workload.seq = 2048;
-  req.workload.batch = 2;
+  req.setup.seq = 2048;
+  req.setup.batch = 2;
   auto base = make("qwen3_act", sparkdoc::testing::qwen3_moe(), req);
   const auto& a = base.budget.activations;
   EXPECT_LT(a.with_ckpt, a.without_ckpt);
   // The loss head: bytes per logit × tokens × vocabulary.
   EXPECT_EQ(a.loss_head, static_cast<uint64_t>(default_constants().loss_bytes_per_logit * 4096 *
                                                151936));
-  req.workload.seq = 4096;
+  req.setup.seq = 4096;
   auto longer = make("qwen3_act2", sparkdoc::testing::qwen3_moe(), req);
   EXPECT_GT(longer.budget.activations.without_ckpt, a.without_ckpt);
   EXPECT_GT(longer.budget.need, base.budget.need);

@@ -1,7 +1,6 @@
 // `sparkdoc clean`: the pre-run cleanup of 000 §6 as a list of steps. This file plans the steps
-// from a Snapshot and renders a plan or a finished run; it is pure like the rest of mem. The
-// cli carries the steps out (through tune for the kernel values, swap and services, and gpu
-// for the fresh CUDA context) and writes each outcome back into the Step.
+// from a Snapshot and mem's accounting of it; it is pure. clean/execute carries them out
+// (clean/clean.h) and writes each outcome back into its Step; clean/render shows either.
 //
 // The steps, in the seed's order:
 //   holders          list GPU holders that are not training (desktop, servers)      report
@@ -18,7 +17,6 @@
 #pragma once
 
 #include <cstdint>
-#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,7 +28,7 @@
 #include "model/snapshot.h"
 #include "model/sys.h"
 
-namespace sparkdoc::mem {
+namespace sparkdoc::clean {
 
 enum class StepId {
   kHolders,
@@ -89,24 +87,25 @@ MemoryFigures figures_of(const Snapshot& snapshot, const facts::Platform& platfo
 // The seed's gate before a load: "Check that free HBM > 70 GB before loading" (000 §6 step 4).
 inline constexpr uint64_t kSeedNeedBytes = 70ull * 1000 * 1000 * 1000;
 
-struct Need {
+// The memory a run needs, and who said so.
+struct MemoryNeed {
   uint64_t bytes = 0;
   std::string source;  // "--need", "the GB10 default (000 §6: free > 70 GB before loading)"
-  bool operator==(const Need&) const = default;
+  bool operator==(const MemoryNeed&) const = default;
 };
 // --need when given; else 70 GB on a DGX Spark; else none (no verdict on other machines).
-std::optional<Need> choose_need(const facts::Platform& platform,
-                                std::optional<uint64_t> need_bytes);
+std::optional<MemoryNeed> choose_need(const facts::Platform& platform,
+                                      std::optional<uint64_t> need_bytes);
 
 struct CleanVerdict {
-  Need need;
+  MemoryNeed need;
   std::optional<int64_t> headroom_bytes;  // nullopt: could not be computed
   std::string rule;                       // how the headroom was computed
   bool pass = false;
   bool operator==(const CleanVerdict&) const = default;
 };
 // Headroom (the one rule, facts::compute_headroom) against the need.
-CleanVerdict judge(const std::optional<facts::Headroom>& headroom, const Need& need);
+CleanVerdict judge(const std::optional<facts::Headroom>& headroom, const MemoryNeed& need);
 
 struct CleanRequest {
   bool execute = false;                // --yes
@@ -139,15 +138,9 @@ struct CleanReport {
 
 // The plan: every step, in order, with what it would do on this snapshot (state kWould, kInfo
 // or kSkipped with its reason), and the verdict on the memory as it is now. For a run
-// (execute) the same plan is what the cli carries out, turning kWould into kDone, kFailed or
-// kSkipped, and judging the verdict again after the cleanup.
-CleanReport plan_clean(const Snapshot& snapshot, const MemReport& mem, const CleanRequest& request);
+// (execute) the same plan is what clean/execute carries out, turning kWould into kDone,
+// kFailed or kSkipped, and judging the verdict again after the cleanup.
+CleanReport plan_clean(const Snapshot& snapshot, const mem::MemReport& mem,
+                       const CleanRequest& request);
 
-// The text is header, one block per step, footer; a run prints them as it goes.
-std::string render_clean_header(const CleanReport& report);
-std::string render_step_text(const Step& step, size_t number);  // number: 1-based
-std::string render_clean_footer(const CleanReport& report);
-std::string render_clean_text(const CleanReport& report);
-nlohmann::json render_clean_json(const CleanReport& report);
-
-}  // namespace sparkdoc::mem
+}  // namespace sparkdoc::clean

@@ -1,34 +1,26 @@
-#include "mem/clean.h"
+#include "clean/plan.h"
 
 #include <fmt/format.h>
-
-#include <nlohmann/json.hpp>
 
 #include "core/strings.h"
 #include "core/units.h"
 #include "facts/memory.h"
 #include "facts/platform.h"
-#include "mem/render.h"
+#include "tune/tunables.h"
 
-namespace sparkdoc::mem {
+namespace sparkdoc::clean {
 namespace {
 
-using nlohmann::json;
-
-constexpr size_t kWidth = 100;
-constexpr size_t kTitleWidth = 32;
-constexpr size_t kStateWidth = 7;
-// "NN. " + title + state: where a step's detail starts.
-constexpr size_t kDetailColumn = 4 + kTitleWidth + kStateWidth + 1;
-
-// The load-window values and the seed's defaults (000 §6); tune/tunables.h holds the same
-// figures for the writers, which mem cannot link.
-constexpr int64_t kLoadMinFreeKbytes = 1048576;
-constexpr int64_t kLoadVfsCachePressure = 500;
-constexpr int64_t kSeedDefaultMinFreeKbytes = 45166;
-constexpr int64_t kSeedDefaultVfsCachePressure = 100;
-constexpr std::string_view kMinFreePath = "/proc/sys/vm/min_free_kbytes";
-constexpr std::string_view kVfsPath = "/proc/sys/vm/vfs_cache_pressure";
+using mem::HostMemory;
+using mem::MemReport;
+using mem::OrphanEstimate;
+using mem::ProcessMemory;
+using mem::Role;
+using mem::why_not;
+using tune::kLoadMinFreeKbytes;
+using tune::kLoadVfsCachePressure;
+using tune::kSeedDefaultMinFreeKbytes;
+using tune::kSeedDefaultVfsCachePressure;
 
 std::string gb(uint64_t bytes) {
   return format_gb(bytes);
@@ -175,8 +167,10 @@ Step vm_step(const Snapshot& snap, const CleanRequest& req) {
     e.journaled = true;
     return e;
   };
-  s.edits = {edit(kMinFreePath, snap.vm.min_free_kbytes, kLoadMinFreeKbytes),
-             edit(kVfsPath, snap.vm.vfs_cache_pressure, kLoadVfsCachePressure)};
+  s.edits = {edit(tune::tunable_info(tune::Tunable::kMinFreeKbytes).path, snap.vm.min_free_kbytes,
+                  kLoadMinFreeKbytes),
+             edit(tune::tunable_info(tune::Tunable::kVfsCachePressure).path,
+                  snap.vm.vfs_cache_pressure, kLoadVfsCachePressure)};
   bool already = true;
   for (const auto& e : s.edits) already = already && e.old_value == e.new_value;
   if (!req.tune_vm) {
@@ -276,34 +270,6 @@ Step verdict_step(const MemReport& mem, const CleanRequest& req) {
   return s;
 }
 
-std::string state_word(StepState state) {
-  switch (state) {
-    case StepState::kWould:
-      return "would";
-    case StepState::kInfo:
-      return "info";
-    case StepState::kSkipped:
-      return "skip";
-    case StepState::kDone:
-      return "done";
-    case StepState::kFailed:
-      return "FAILED";
-  }
-  return "?";
-}
-
-std::string edit_text(const ValueEdit& e) {
-  std::string old_value = e.old_value ? std::to_string(*e.old_value) : std::string("?");
-  return fmt::format("{} {} -> {}", e.path, old_value, e.new_value);
-}
-
-json figures_json(const MemoryFigures& f) {
-  return {{"page_cache_bytes", f.page_cache_bytes},
-          {"mem_available_bytes", f.mem_available_bytes},
-          {"mem_free_bytes", f.mem_free_bytes},
-          {"headroom_bytes", f.headroom_bytes ? json(*f.headroom_bytes) : json(nullptr)}};
-}
-
 }  // namespace
 
 std::string_view step_key(StepId id) {
@@ -354,26 +320,24 @@ MemoryFigures figures_of(const Snapshot& snapshot, const facts::Platform& platfo
   if (headroom) f.headroom_bytes = headroom->bytes;
   if (snapshot.meminfo.ok()) {
     const sys::MemInfo& m = *snapshot.meminfo;
-    f.page_cache_bytes = headroom ? headroom->page_cache_bytes
-                         : m.cached_bytes + m.buffers_bytes > m.shmem_bytes
-                             ? m.cached_bytes + m.buffers_bytes - m.shmem_bytes
-                             : 0;
+    f.page_cache_bytes = headroom ? headroom->page_cache_bytes : facts::page_cache(m).bytes;
     f.mem_available_bytes = m.mem_available_bytes;
     f.mem_free_bytes = m.mem_free_bytes;
   }
   return f;
 }
 
-std::optional<Need> choose_need(const facts::Platform& platform,
-                                std::optional<uint64_t> need_bytes) {
-  if (need_bytes) return Need{*need_bytes, "--need"};
+std::optional<MemoryNeed> choose_need(const facts::Platform& platform,
+                                      std::optional<uint64_t> need_bytes) {
+  if (need_bytes) return MemoryNeed{*need_bytes, "--need"};
   if (platform.kind == facts::PlatformKind::kDgxSpark) {
-    return Need{kSeedNeedBytes, "the GB10 default: 000 §6 wants more than 70 GB free to load"};
+    return MemoryNeed{kSeedNeedBytes,
+                      "the GB10 default: 000 §6 wants more than 70 GB free to load"};
   }
   return std::nullopt;
 }
 
-CleanVerdict judge(const std::optional<facts::Headroom>& headroom, const Need& need) {
+CleanVerdict judge(const std::optional<facts::Headroom>& headroom, const MemoryNeed& need) {
   CleanVerdict v;
   v.need = need;
   if (!headroom) {
@@ -440,113 +404,4 @@ CleanReport plan_clean(const Snapshot& snapshot, const MemReport& mem, const Cle
   return r;
 }
 
-std::string render_step_text(const Step& s, size_t number) {
-  std::string head = fmt::format("{:>2}. {:<{}}{:<{}} ", number, s.title, kTitleWidth,
-                                 state_word(s.state), kStateWidth);
-  std::string detail = s.detail;
-  if (s.duration_ms >= 1000) detail += fmt::format(" ({:.1f} s)", s.duration_ms / 1000.0);
-  std::string out = wrap_text(head + detail, kWidth, kDetailColumn) + "\n";
-  std::string pad(kDetailColumn, ' ');
-  for (const auto& e : s.edits)
-    out += wrap_text(pad + edit_text(e), kWidth, kDetailColumn + 2) + "\n";
-  if (!s.command.empty()) {
-    out += wrap_text(pad + "ran: " + join(s.command, " "), kWidth, kDetailColumn + 2) + "\n";
-  }
-  for (const auto& l : s.lines) out += wrap_text(pad + l, kWidth, kDetailColumn + 2) + "\n";
-  return out;
-}
-
-std::string render_clean_header(const CleanReport& r) {
-  std::string out = fmt::format("sparkdoc clean: {}\n", r.platform.description);
-  std::string where = r.hostname.empty() ? std::string() : "host " + r.hostname + ", ";
-  out += fmt::format("{}taken {} ({}){}\n\n", where, r.taken_at, r.source,
-                     r.dry_run ? ", dry run" : "");
-  return out;
-}
-
-std::string render_clean_footer(const CleanReport& r) {
-  std::string out = "\n";
-  if (r.after) {
-    out += fmt::format("Page cache {} -> {}; available {} -> {}\n", gb(r.before.page_cache_bytes),
-                       gb(r.after->page_cache_bytes), gb(r.before.mem_available_bytes),
-                       gb(r.after->mem_available_bytes));
-  }
-  if (r.verdict && r.verdict->headroom_bytes && !r.dry_run) {
-    out += wrap_text(fmt::format("Verdict: {}: headroom {} against {} ({}); {}",
-                                 r.verdict->pass ? "ready" : "NOT ENOUGH",
-                                 format_gb(*r.verdict->headroom_bytes), gb(r.verdict->need.bytes),
-                                 r.verdict->need.source, r.verdict->rule),
-                     kWidth, 2) +
-           "\n";
-  }
-  if (r.dry_run) {
-    out += wrap_text(
-               "Dry run: nothing was changed. `sparkdoc clean --yes` carries out the steps "
-               "marked \"would\" (root needed; add --stop-known and --tune-vm for those "
-               "steps).",
-               kWidth, 0) +
-           "\n";
-  }
-  if (r.journal) {
-    out += wrap_text(fmt::format("Changed values are journaled in {}: run `sparkdoc clean "
-                                 "--restore` after the model has loaded.",
-                                 *r.journal),
-                     kWidth, 0) +
-           "\n";
-  }
-  for (const auto& n : r.notes) out += wrap_text(n, kWidth, 2) + "\n";
-  return out;
-}
-
-std::string render_clean_text(const CleanReport& r) {
-  std::string out = render_clean_header(r);
-  for (size_t i = 0; i < r.steps.size(); ++i) out += render_step_text(r.steps[i], i + 1);
-  return out + render_clean_footer(r);
-}
-
-json render_clean_json(const CleanReport& r) {
-  json j;
-  j["source"] = r.source;
-  j["taken_at"] = r.taken_at;
-  j["hostname"] = r.hostname;
-  j["platform"] = {{"key", r.platform.key}, {"description", r.platform.description}};
-  j["dry_run"] = r.dry_run;
-  json steps = json::array();
-  for (size_t i = 0; i < r.steps.size(); ++i) {
-    const Step& s = r.steps[i];
-    json edits = json::array();
-    for (const auto& e : s.edits) {
-      edits.push_back({{"path", e.path},
-                       {"old", e.old_value ? json(*e.old_value) : json(nullptr)},
-                       {"new", e.new_value},
-                       {"journaled", e.journaled}});
-    }
-    steps.push_back({{"n", i + 1},
-                     {"step", std::string(step_key(s.id))},
-                     {"title", s.title},
-                     {"state", std::string(state_key(s.state))},
-                     {"detail", s.detail},
-                     {"lines", s.lines},
-                     {"changes", edits},
-                     {"command", s.command},
-                     {"duration_ms", s.duration_ms}});
-  }
-  j["steps"] = steps;
-  j["before"] = figures_json(r.before);
-  j["after"] = r.after ? figures_json(*r.after) : json(nullptr);
-  if (r.verdict) {
-    j["verdict"] = {{"need_bytes", r.verdict->need.bytes},
-                    {"need_source", r.verdict->need.source},
-                    {"headroom_bytes",
-                     r.verdict->headroom_bytes ? json(*r.verdict->headroom_bytes) : json(nullptr)},
-                    {"rule", r.verdict->rule},
-                    {"pass", r.verdict->pass}};
-  } else {
-    j["verdict"] = nullptr;
-  }
-  j["journal"] = r.journal ? json(*r.journal) : json(nullptr);
-  j["notes"] = r.notes;
-  return j;
-}
-
-}  // namespace sparkdoc::mem
+}  // namespace sparkdoc::clean
