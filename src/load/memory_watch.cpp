@@ -11,6 +11,7 @@
 
 #include "core/fs.h"
 #include "core/strings.h"
+#include "facts/memory.h"
 #include "sys/meminfo.h"
 
 namespace sparkdoc::load {
@@ -60,8 +61,7 @@ Result<ResidentMemory> parse_process_status(std::string_view text) {
 Result<uint64_t> read_page_cache_bytes() {
   auto info = sys::read_meminfo(Root());
   if (!info) return tl::unexpected(info.error());
-  uint64_t cached = info->cached_bytes + info->buffers_bytes;
-  return cached > info->shmem_bytes ? cached - info->shmem_bytes : 0;
+  return facts::page_cache(*info).bytes;
 }
 
 MemoryWatch::MemoryWatch() {
