@@ -144,8 +144,16 @@ void l39(const job::Job& job, const LintContext&, LintSink& sink) {
 void l40(const job::Job& job, const LintContext&, LintSink& sink) {
   for (auto [f, c] : servers(job)) {
     std::vector<std::string> missing;
-    if (!c->flag({"-ngl", "--n-gpu-layers", "--gpu-layers"})) missing.push_back("-ngl 999");
-    if (!c->flag({"-fa", "--flash-attn"})) missing.push_back("-fa 1");
+    // -ngl 0 keeps every layer on the CPU and -fa 0 / off turns flash attention off: as good as
+    // leaving them out.
+    const job::Command* command = c;
+    auto off = [command](std::initializer_list<std::string_view> names) {
+      if (!command->flag(names)) return true;
+      std::optional<std::string> v = command->option(names);
+      return v && (*v == "0" || *v == "off" || *v == "false");
+    };
+    if (off({"-ngl", "--n-gpu-layers", "--gpu-layers"})) missing.push_back("-ngl 999");
+    if (off({"-fa", "--flash-attn"})) missing.push_back("-fa 1");
     if (missing.empty()) continue;
     sink.add(Verdict::kInfo, *f, c->line,
              fmt::format("llama-server without {}: 001 serves with -ngl 999 (every layer on the "
