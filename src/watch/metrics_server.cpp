@@ -17,7 +17,6 @@ namespace sparkdoc::watch {
 namespace {
 
 constexpr size_t kMaxHead = 8192;
-constexpr int kRequestTimeoutMs = 2000;
 
 int milliseconds_left(std::chrono::steady_clock::time_point deadline) {
   auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -37,7 +36,8 @@ bool ready(int fd, short events, std::chrono::steady_clock::time_point deadline)
 
 }  // namespace
 
-Result<std::unique_ptr<MetricsServer>> MetricsServer::start(const ListenAddress& address) {
+Result<std::unique_ptr<MetricsServer>> MetricsServer::start(
+    const ListenAddress& address, std::chrono::milliseconds request_limit) {
   std::string shown = fmt::format("{}:{}", address.host.empty() ? "*" : address.host, address.port);
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
@@ -49,6 +49,7 @@ Result<std::unique_ptr<MetricsServer>> MetricsServer::start(const ListenAddress&
                          &hints, &found);
   if (rc != 0) return fail(fmt::format("cannot listen on {}: {}", shown, gai_strerror(rc)));
   std::unique_ptr<MetricsServer> server(new MetricsServer());
+  server->request_limit_ = request_limit;
   std::string last_error = "no address to bind";
   for (addrinfo* ai = found; ai != nullptr && server->listen_fd_ < 0; ai = ai->ai_next) {
     int fd = ::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
@@ -131,7 +132,7 @@ void MetricsServer::serve() {
 }
 
 void MetricsServer::answer(int client) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kRequestTimeoutMs);
+  auto deadline = std::chrono::steady_clock::now() + request_limit_;
   std::string head;
   char buffer[1024];
   while (head.size() < kMaxHead && head.find("\r\n\r\n") == std::string::npos &&

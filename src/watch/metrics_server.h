@@ -4,6 +4,7 @@
 // the endpoint; enough for a scraper and curl, and no dependency beyond the C library.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -19,9 +20,12 @@ namespace sparkdoc::watch {
 
 class MetricsServer {
  public:
-  // Binds and listens, then serves on a thread of its own. Errors name the address and the
-  // system's reason ("cannot listen on 127.0.0.1:9400: Address already in use").
-  static Result<std::unique_ptr<MetricsServer>> start(const ListenAddress& address);
+  // Binds and listens, then serves on a thread of its own; each request must arrive within
+  // `request_limit`. Errors name the address and the system's reason ("cannot listen on
+  // 127.0.0.1:9400: Address already in use").
+  static Result<std::unique_ptr<MetricsServer>> start(
+      const ListenAddress& address,
+      std::chrono::milliseconds request_limit = std::chrono::milliseconds(2000));
   ~MetricsServer();  // stops the thread and closes the socket
   MetricsServer(const MetricsServer&) = delete;
   MetricsServer& operator=(const MetricsServer&) = delete;
@@ -48,6 +52,7 @@ class MetricsServer {
   int wake_read_ = -1;
   int wake_write_ = -1;
   uint16_t port_ = 0;
+  std::chrono::milliseconds request_limit_{2000};
   std::string host_;
   std::mutex mutex_;
   Render render_;
