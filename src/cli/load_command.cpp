@@ -137,11 +137,15 @@ std::function<int()> add_load_command(CLI::App& app) {
                   "Hugging Face cache entry (models--org--name)")
       ->required()
       ->type_name("PATH");
-  cmd->add_option("--device", flags->device, "CUDA device ordinal")->type_name("N");
+  cmd->add_option("--device", flags->device, "CUDA device ordinal")
+      ->check(CLI::NonNegativeNumber)
+      ->type_name("N");
   cmd->add_flag("--bench", flags->bench,
                 "Load --repeat times into the same device memory and report each run, the "
                 "best, the set-up cost and how each file was read");
-  cmd->add_option("--repeat", flags->repeat, "Runs for --bench (default 3)")->type_name("N");
+  cmd->add_option("--repeat", flags->repeat, "Runs for --bench (default 3)")
+      ->check(CLI::Range(1, 1000))
+      ->type_name("N");
   cmd->add_flag("--drop-caches", flags->drop_caches,
                 "Before each run: sync and drop the page cache (root), for cold-read figures");
   cmd->add_flag("--verify", flags->verify,

@@ -2,6 +2,8 @@
 #include <malloc.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstring>
 #include <exception>
 #include <functional>
 #include <iostream>
@@ -9,6 +11,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli/commands.h"
@@ -97,7 +100,16 @@ int main(int argc, char** argv) {
       if (!app.got_subcommand(std::string(kCommands[i].name))) continue;
       if (!kCommands[i].keeps_malloc_arenas) limit_malloc_arenas();
       notice_unrestored_journal(app);
-      return runs[i]();
+      const int status = runs[i]();
+      // A report that did not reach its file (`check > /dev/full`, a full disk) is no report:
+      // say so and exit 2 rather than 0. `run` is exempt: its status is the command's, and a
+      // closed stdout must not change it.
+      std::cout.flush();
+      if (!std::cout && std::string_view(kCommands[i].name) != "run") {
+        std::cerr << "sparkdoc: the output could not be written (" << std::strerror(errno) << ")\n";
+        return kExitUsage;
+      }
+      return status;
     }
     return kExitUsage;
   } catch (const std::exception& e) {

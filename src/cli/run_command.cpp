@@ -87,7 +87,7 @@ std::optional<std::string> preflight(const RunFlags& flags, const run::EnvPlan& 
 int run_run(const RunFlags& flags, const CLI::App* app) {
   // Before anything else: a signal from here on is taken by the supervisor, not lost.
   run::SignalGate gate;
-  if (flags.command.empty()) {
+  if (flags.command.empty() || flags.command.front().empty()) {
     std::cerr << "sparkdoc run: no command: sparkdoc run [options] -- CMD ARGS...\n";
     return kExitUsage;
   }

@@ -118,6 +118,13 @@ class HeaderParser {
   }
 
   Result<void> parse_tensor(std::string name) {
+    // JSON allows "\u0000" in a key, but a name is handed to C and Python as a C string: "a\0x"
+    // and "a\0y" would both read back as "a", and a dict keeps one of them.
+    if (name.find('\0') != std::string::npos) {
+      std::string shown = name;
+      std::replace(shown.begin(), shown.end(), '\0', '?');
+      return tensor_problem(shown, "the name holds a NUL character (\\u0000)");
+    }
     std::string_view kind = cursor_.peek_kind();
     if (kind != "an object") {
       return tensor_problem(name, fmt::format("entry must be an object, found {}", kind));

@@ -1,13 +1,13 @@
 // End-to-end tests of the sparkdoc binary: exit codes, the line contract, usage errors.
-#include <sys/wait.h>
-
-#include <cstdio>
-#include <regex>
-#include <string>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
 #include <nlohmann/json.hpp>
+#include <regex>
+#include <string>
 
 #include "core/fs.h"
 #include "core/strings.h"
@@ -212,6 +212,17 @@ TEST(Cli, ExplainByIdAndBySymptom) {
   Outcome none = run("explain \"the printer is out of paper\"");
   EXPECT_EQ(none.status, 2);
   EXPECT_THAT(none.out, ::testing::HasSubstr("no entry matches"));
+}
+
+// A report that could not be written is not a success.
+TEST(Cli, AnOutputThatCannotBeWrittenExitsTwo) {
+  if (::access("/dev/full", W_OK) != 0) GTEST_SKIP() << "no /dev/full here";
+  // stderr to the pipe, stdout to the full device.
+  Outcome full =
+      testing::run_shell_stdout(std::string(SPARKDOC_BIN) + " explain G3 2>&1 >/dev/full");
+  EXPECT_EQ(full.status, 2) << full.out;
+  EXPECT_THAT(full.out, ::testing::HasSubstr("the output could not be written"));
+  EXPECT_EQ(run("explain G3 > /dev/null").status, 0);
 }
 
 TEST(Cli, ListShowsEveryCheck) {

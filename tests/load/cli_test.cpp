@@ -132,6 +132,8 @@ TEST_F(LoadCli, NoDriverFailsWithTheReason) {
 TEST_F(LoadCli, UsageErrorsExitTwo) {
   EXPECT_EQ(load("--direct sideways").status, 2);
   EXPECT_EQ(load("--slots 0").status, 2);
+  EXPECT_EQ(load("--device -1").status, 2);
+  EXPECT_EQ(load("--bench --repeat 0").status, 2);
 }
 
 }  // namespace

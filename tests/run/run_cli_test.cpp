@@ -219,6 +219,7 @@ TEST(RunCli, ACommandThatIsNotThereIs127) {
 TEST(RunCli, UsageErrors) {
   EXPECT_EQ(run_shell(std::string(SPARKDOC_BIN) + " run").status, 2);
   EXPECT_EQ(run_shell(std::string(SPARKDOC_BIN) + " run --oom-score-adj 5000 -- true").status, 2);
+  EXPECT_EQ(run_shell(std::string(SPARKDOC_BIN) + " run --no-watch -- ''").status, 2);
   EXPECT_EQ(run_shell(std::string(SPARKDOC_BIN) + " run --drop-cache-every soon -- true").status,
             2);
   EXPECT_EQ(run_shell(std::string(SPARKDOC_BIN) + " run --watch-interval 0 -- true").status, 2);

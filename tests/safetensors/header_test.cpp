@@ -52,6 +52,17 @@ TEST(SafetensorsHeader, ParsesTensorsInOffsetOrderWithMetadata) {
   EXPECT_EQ(h->find("zz"), nullptr);
 }
 
+// Names travel as C strings through the C ABI to Python: one with a NUL would collide with
+// every other name sharing its prefix, so it is refused.
+TEST(SafetensorsHeader, ANameWithANulIsRefused) {
+  auto r = parse_json(R"({"a\u0000x":{"dtype":"U8","shape":[1],"data_offsets":[0,1]},)"
+                      R"("a\u0000y":{"dtype":"U8","shape":[1],"data_offsets":[1,2]}})",
+                      2);
+  ASSERT_FALSE(r);
+  EXPECT_THAT(error_of(r), ::testing::HasSubstr("tensor 'a?x': the name holds a NUL character"));
+  EXPECT_TRUE(parse_json(R"({"a\u0001x":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}})", 1));
+}
+
 TEST(SafetensorsHeader, KnowsEveryDtypeOfTheFormat) {
   std::vector<WriteTensor> ts;
   for (Dtype d : all_dtypes()) ts.push_back({std::string(dtype_name(d)), std::string(dtype_name(d)), {8}});
