@@ -15,6 +15,11 @@
 namespace sparkdoc::plan {
 namespace {
 
+// More routed experts per layer than any released model has (DeepSeek-V3 and Qwen3.5 256, Kimi K2
+// 384), with room: a header claiming more is not a model, and the planner would otherwise do
+// work per claimed expert (issue: a 512-byte header naming 2^36 experts).
+constexpr uint64_t kMaxExperts = 4096;
+
 using safetensors::CheckpointTensor;
 
 using detail::leaf_of;
@@ -239,6 +244,13 @@ Result<ModelView> build_model_view(const safetensors::Checkpoint& ck, const Mode
     bool vision = !piece && is_vision_path(n);
     if (vision) v.vision_params += numel;
 
+    if (piece && piece->expert >= kMaxExperts) {
+      v.notes.push_back(
+          fmt::format("{} names expert {}, more than any model has ({} at the "
+                      "most): not counted as an expert",
+                      n, piece->expert, kMaxExperts));
+      piece.reset();
+    }
     if (piece) {
       bool gu = has_gate_and_up(piece->prefix);
       std::string_view leaf = fused_name(piece->proj, gu);
@@ -269,7 +281,12 @@ Result<ModelView> build_model_view(const safetensors::Checkpoint& ck, const Mode
     std::string_view parent = parent_of(module);
     if (!is_weight) {
       if (ends_with(n, ".bias") || ends_with(n, "_bias")) continue;
-      if (t.shape.size() == 3 && leaf_of(parent) == "experts") {
+      if (t.shape.size() == 3 && leaf_of(parent) == "experts" && t.shape[0] > kMaxExperts) {
+        v.notes.push_back(
+            fmt::format("{} claims {} experts, more than any model has ({} at the "
+                        "most): not counted as experts",
+                        n, t.shape[0], kMaxExperts));
+      } else if (t.shape.size() == 3 && leaf_of(parent) == "experts") {
         // Already fused on disk (transformers 5 layout, gpt-oss).
         m.kind = ModuleKind::kExperts;
         m.name = n;

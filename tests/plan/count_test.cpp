@@ -47,6 +47,25 @@ const std::vector<std::string> kQwenTargets{"q_proj",    "k_proj",  "v_proj",   
 const std::vector<std::string> kNemotronTargets{"q_proj",  "k_proj",   "v_proj",  "o_proj",
                                                 "in_proj", "out_proj", "up_proj", "down_proj"};
 
+// A header that claims 2^36 experts (a few hundred bytes on disk) is not a model: the planner
+// neither counts them as experts nor does work per claimed expert (it used to allocate two
+// entries per expert for Unsloth until out of memory).
+TEST(PlanBounds, AHeaderClaimingBillionsOfExpertsIsNotPlannedExpertByExpert) {
+  sparkdoc::testing::ModelFixture m = sparkdoc::testing::tiny_llama();
+  m.tensors.push_back(
+      {"model.layers.0.mlp.experts.gate_up_proj", "BF16", {uint64_t{1} << 36, 2, 1}});
+  m.tensors.push_back(
+      {"model.layers.1.mlp.experts.7000000000000.down_proj.weight", "BF16", {2, 2}});
+  Opened o = open_fixture("absurd_experts", m, 1);
+  Plan p = lora_plan(o, 16, kQwenTargets, true, Framework::kUnsloth);
+  std::string notes;
+  for (const auto& n : p.model.notes) notes += n + "\n";
+  EXPECT_NE(notes.find("claims 68719476736 experts, more than any model has"), std::string::npos)
+      << notes;
+  EXPECT_NE(notes.find("names expert 7000000000000, more than any model has"), std::string::npos)
+      << notes;
+}
+
 class Qwen35 : public ::testing::TestWithParam<bool> {};
 
 TEST_P(Qwen35, MatchesPeftAndTransformers) {
