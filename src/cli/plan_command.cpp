@@ -180,10 +180,15 @@ std::function<int()> add_plan_command(CLI::App& app) {
       ->required()
       ->type_name("MODEL");
   cmd->add_flag("--full", flags->full, "Full fine-tuning: every parameter trainable");
+  // Bounds far above any real run, so that no product of them wraps 64 bits and a 0 is not read
+  // as "not given".
   cmd->add_option("--lora", flags->lora, "LoRA of rank R (the default, with R=16)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{65536}))
       ->type_name("R");
-  cmd->add_option("--qlora", flags->qlora, "QLoRA of rank R: NF4 base (bitsandbytes, double "
-                                           "quantisation), LoRA adapters in fp32")
+  cmd->add_option("--qlora", flags->qlora,
+                  "QLoRA of rank R: NF4 base (bitsandbytes, double "
+                  "quantisation), LoRA adapters in fp32")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{65536}))
       ->type_name("R");
   cmd->add_option("--alpha", flags->alpha, "lora_alpha (shown; it does not change memory)")
       ->type_name("A");
@@ -199,8 +204,12 @@ std::function<int()> add_plan_command(CLI::App& app) {
   cmd->add_option("--optim", flags->optim,
                   "adamw (default), adamw_8bit, paged_adamw_8bit, sgd or adafactor")
       ->type_name("NAME");
-  cmd->add_option("--seq", flags->seq, "Sequence length (default 2048)")->type_name("N");
-  cmd->add_option("--batch", flags->batch, "Micro-batch size (default 1)")->type_name("N");
+  cmd->add_option("--seq", flags->seq, "Sequence length (default 2048)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 24))
+      ->type_name("N");
+  cmd->add_option("--batch", flags->batch, "Micro-batch size (default 1)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{65536}))
+      ->type_name("N");
   cmd->add_flag("--grad-ckpt", flags->grad_ckpt, "Gradient checkpointing on");
   cmd->add_option("--loader", flags->loader,
                   "mmap (transformers' default) or sparkdoc (`sparkdoc load`): sets which "

@@ -60,6 +60,13 @@ TEST_F(PlanCli, UsageErrorsExitTwo) {
   EXPECT_EQ(run(dir_.string() + " --full --lora 8").status, 2);
   EXPECT_EQ(run(dir_.string() + " --optim lion").status, 2);
   EXPECT_EQ(run(dir_.string() + " --framework axolotl").status, 2);
+  // Numbers that used to wrap into a FITS: 0 tokens, an 18 EB adapter, 2^64-1 tokens; and a rank
+  // of 0 that was read as "not given".
+  for (const char* bad : {" --seq 4294967296 --batch 4294967296", " --lora 18446744073709551615",
+                          " --seq -1", " --lora 0", " --qlora 0", " --batch 0"}) {
+    EXPECT_EQ(run(dir_.string() + bad).status, 2) << bad;
+  }
+  EXPECT_EQ(run(dir_.string() + " --lora 64 --seq 8192 --batch 4 --no-memory").status, 0);
   auto missing = run((dir_ / "nope").string());
   EXPECT_EQ(missing.status, 2);
   EXPECT_THAT(missing.out, HasSubstr("no such file or folder"));
