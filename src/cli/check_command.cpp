@@ -12,6 +12,7 @@
 #include "cli/capture_flags.h"
 #include "cli/commands.h"
 #include "cli/lint_job.h"
+#include "cli/only_ids.h"
 #include "core/fs.h"
 #include "core/strings.h"
 #include "core/units.h"
@@ -75,17 +76,11 @@ int run_check(const CheckFlags& flags) {
     }
   }
 
-  std::vector<std::string> only;
-  for (const auto& item : flags.only) {
-    for (auto part : split(item, ',')) {
-      std::string id(trim(part));
-      if (id.empty()) continue;
-      if (const checks::CheckInfo* known = checks::find_check(id); !known || !known->run) {
-        std::cerr << fmt::format("sparkdoc check: --only: no check named '{}' (see --list)\n", id);
-        return kExitUsage;
-      }
-      only.push_back(id);
-    }
+  auto only = only_ids(flags.only, [](const checks::CheckInfo& c) { return c.run != nullptr; });
+  if (!only) {
+    std::cerr << fmt::format("sparkdoc check: --only: no check named '{}' (see --list)\n",
+                             only.error().message);
+    return kExitUsage;
   }
 
   Snapshot snapshot;
@@ -110,7 +105,7 @@ int run_check(const CheckFlags& flags) {
     snapshot = capture_live(flags.capture.options(), "check");
   }
 
-  report::CheckReport rep = report::make_report(snapshot, workload, only, source);
+  report::CheckReport rep = report::make_report(snapshot, workload, *only, source);
   if (!flags.lint.empty()) {
     std::vector<std::string> commands;
     if (!flags.command.empty()) commands.push_back(flags.command);
@@ -122,7 +117,9 @@ int run_check(const CheckFlags& flags) {
     // The job is judged for a Spark when this machine (or --arch) is one.
     const bool spark = rep.platform.kind == facts::PlatformKind::kDgxSpark ||
                        (workload.arch && workload.arch->major == 12 && workload.arch->minor == 1);
-    for (auto& f : lint_for_check(*job, spark)) rep.findings.push_back(std::move(f));
+    for (auto& f : lint_for_check(*job, spark, "sparkdoc check: --lint")) {
+      rep.findings.push_back(std::move(f));
+    }
   }
   if (!flags.env_report_file.empty()) {
     auto written = write_file(flags.env_report_file,

@@ -9,6 +9,7 @@
 #include "checks/lint.h"
 #include "cli/commands.h"
 #include "cli/lint_job.h"
+#include "cli/only_ids.h"
 #include "core/strings.h"
 #include "report/lint.h"
 #include "report/report.h"
@@ -33,21 +34,12 @@ int run_lint_command(const LintFlags& flags) {
     }
     return kExitReady;
   }
-  std::vector<std::string> only;
-  for (const std::string& item : flags.only) {
-    for (auto part : split(item, ',')) {
-      std::string id(trim(part));
-      if (id.empty()) continue;
-      const checks::CheckInfo* info = checks::find_check(id);
-      if (info == nullptr || info->lint == nullptr) {
-        std::cerr << fmt::format(
-            "sparkdoc lint: --only: no lint rule named '{}' (sparkdoc lint "
-            "--list names them)\n",
-            id);
-        return kExitUsage;
-      }
-      only.push_back(id);
-    }
+  auto only = only_ids(flags.only, [](const checks::CheckInfo& c) { return c.lint != nullptr; });
+  if (!only) {
+    std::cerr << fmt::format(
+        "sparkdoc lint: --only: no lint rule named '{}' (sparkdoc lint --list names them)\n",
+        only.error().message);
+    return kExitUsage;
   }
   std::vector<std::string> paths = flags.paths;
   if (paths.empty() && flags.commands.empty()) paths.push_back(".");
@@ -63,7 +55,7 @@ int run_lint_command(const LintFlags& flags) {
   const job::Job& job = *kept;
   checks::LintContext context;
   context.spark = flags.target == "spark";
-  auto findings = checks::run_lint(job, context, only);
+  auto findings = checks::run_lint(job, context, *only);
   report::LintReport rep = report::make_lint_report(job, context, std::move(findings));
   if (flags.json) {
     std::cout << report::render_lint_json(rep, flags.strict)

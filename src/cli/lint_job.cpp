@@ -4,9 +4,11 @@
 #include <sys/stat.h>
 
 #include <chrono>
+#include <iostream>
 
 #include "checks/lint.h"
 #include "cli/progress.h"
+#include "core/strings.h"
 #include "job/read.h"
 #include "report/lint.h"
 
@@ -50,17 +52,22 @@ std::vector<std::string> launch_files(const std::vector<std::string>& argv) {
   return out;
 }
 
-std::vector<checks::Finding> lint_for_check(const job::Job& job, bool spark) {
+std::vector<checks::Finding> lint_for_check(const job::Job& job, bool spark, std::string_view who) {
+  for (const std::string& s : job.skipped) std::cerr << who << ": not read: " << s << "\n";
   checks::LintContext context;
   context.spark = spark;
   return report::lint_check_findings(checks::run_lint(job, context));
 }
 
-std::vector<checks::Finding> lint_launch(const std::vector<std::string>& argv, bool spark) {
-  std::string line;
-  for (const std::string& word : argv) line += (line.empty() ? "" : " ") + word;
-  auto job = read_lint_job(launch_files(argv), {line});
-  return job ? lint_for_check(*job, spark) : std::vector<checks::Finding>{};
+std::vector<checks::Finding> lint_launch(const std::vector<std::string>& argv, bool spark,
+                                         std::string_view who) {
+  // launch_files names only files that exist, so reading them fails only on a race.
+  auto job = read_lint_job(launch_files(argv), {join(argv, " ")});
+  if (!job) {
+    std::cerr << who << ": " << job.error().message << "\n";
+    return {};
+  }
+  return lint_for_check(*job, spark, who);
 }
 
 }  // namespace sparkdoc::cli

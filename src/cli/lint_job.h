@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "checks/finding.h"
@@ -22,10 +23,13 @@ Result<job::Job> read_lint_job(const std::vector<std::string>& paths,
 std::vector<std::string> launch_files(const std::vector<std::string>& argv);
 
 // Lints the job for the check report: each finding as a check line ("L3", "train.py:36: ...").
-std::vector<checks::Finding> lint_for_check(const job::Job& job, bool spark);
+// A file it found and could not read is said on stderr under `who` ("sparkdoc check: --lint:
+// not read: train.py: ..."), so that no file drops out of the judgement unsaid.
+std::vector<checks::Finding> lint_for_check(const job::Job& job, bool spark, std::string_view who);
 
 // run's pre-launch lint: the files a launch command names (launch_files) and the command line
-// itself, as check lines; none when they cannot be read.
-std::vector<checks::Finding> lint_launch(const std::vector<std::string>& argv, bool spark);
+// itself, as check lines.
+std::vector<checks::Finding> lint_launch(const std::vector<std::string>& argv, bool spark,
+                                         std::string_view who);
 
 }  // namespace sparkdoc::cli

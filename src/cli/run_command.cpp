@@ -80,7 +80,8 @@ std::optional<std::string> preflight(const RunFlags& flags, const run::EnvPlan& 
   options.envp = envp.data();
   Snapshot snapshot = capture_live(std::move(options), "run");
   const bool spark = facts::classify_platform(snapshot).kind == facts::PlatformKind::kDgxSpark;
-  return report::judge_preflight(snapshot, flags.command, lint_launch(flags.command, spark),
+  return report::judge_preflight(snapshot, flags.command,
+                                 lint_launch(flags.command, spark, "sparkdoc run: lint"),
                                  flags.force, std::cerr);
 }
 

@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "report/report.h"
+
 namespace sparkdoc::report {
 namespace {
 
@@ -38,8 +40,8 @@ LintReport make_lint_report(const job::Job& job, const checks::LintContext& cont
   return r;
 }
 
-std::string lint_line(const checks::LintFinding& f) {
-  return fmt::format("{} {}: {}{}", f.id, checks::verdict_word(f.verdict), location(f), f.detail);
+std::string lint_line(const checks::LintFinding& f, bool color) {
+  return fmt::format("{} {}: {}{}", f.id, colored_verdict(f.verdict, color), location(f), f.detail);
 }
 
 std::string render_lint_text(const LintReport& r, bool strict, bool color) {
@@ -48,19 +50,7 @@ std::string render_lint_text(const LintReport& r, bool strict, bool color) {
       r.roots.empty() ? "" : " in " + fmt::format("{}", fmt::join(r.roots, ", ")),
       r.spark ? "a DGX Spark (--for other: any machine)" : "any machine");
   for (const auto& s : r.skipped) out += "not read: " + s + "\n";
-  for (const auto& f : r.findings) {
-    std::string line = lint_line(f);
-    if (color) {
-      std::string_view word = checks::verdict_word(f.verdict);
-      const char* code = f.verdict == Verdict::kFail   ? "\033[31m"
-                         : f.verdict == Verdict::kWarn ? "\033[33m"
-                                                       : "\033[36m";
-      size_t at = line.find(word);
-      line =
-          line.substr(0, at) + code + std::string(word) + "\033[0m" + line.substr(at + word.size());
-    }
-    out += line + "\n";
-  }
+  for (const auto& f : r.findings) out += lint_line(f, color) + "\n";
   out += fmt::format("verdict: {} ({} FAIL, {} WARN, {} INFO)\n", verdict_text(r.findings, strict),
                      count(r.findings, Verdict::kFail), count(r.findings, Verdict::kWarn),
                      count(r.findings, Verdict::kInfo));

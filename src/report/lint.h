@@ -22,8 +22,8 @@ struct LintReport {
 LintReport make_lint_report(const job::Job& job, const checks::LintContext& context,
                             std::vector<checks::LintFinding> findings);
 
-// "L27 WARN: run.sh:13: ionice applies to ..."
-std::string lint_line(const checks::LintFinding& finding);
+// "L27 WARN: run.sh:13: ionice applies to ...", the verdict coloured as check's when `color`.
+std::string lint_line(const checks::LintFinding& finding, bool color = false);
 std::string render_lint_text(const LintReport& report, bool strict, bool color = false);
 nlohmann::json render_lint_json(const LintReport& report, bool strict);
 

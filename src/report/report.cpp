@@ -26,6 +26,15 @@ std::string_view color_of(Verdict v) {
   return "";
 }
 
+}  // namespace
+
+std::string colored_verdict(Verdict v, bool color) {
+  std::string word(checks::verdict_word(v));
+  return color ? fmt::format("{}{}\x1b[0m", color_of(v), word) : word;
+}
+
+namespace {
+
 struct Counts {
   int pass = 0, fail = 0, warn = 0, skip = 0, info = 0;
 };
@@ -89,9 +98,7 @@ std::string render_text(const CheckReport& report, const TextOptions& options) {
   out += fmt::format("snapshot: {}, {}, {}\n", where,
                      report.taken_at.empty() ? "time unknown" : report.taken_at, report.source);
   for (const auto& f : report.findings) {
-    std::string word(checks::verdict_word(f.verdict));
-    if (options.color) word = fmt::format("{}{}\x1b[0m", color_of(f.verdict), word);
-    out += fmt::format("{} {}: {}\n", f.id, word, f.detail);
+    out += fmt::format("{} {}: {}\n", f.id, colored_verdict(f.verdict, options.color), f.detail);
   }
   Counts c = count(report.findings);
   out += fmt::format("verdict: {} ({} passed, {} failed, {} warnings, {} skipped, {} info)\n",

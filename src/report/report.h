@@ -42,6 +42,9 @@ struct TextOptions {
   bool strict = false;
 };
 
+// "WARN", in the verdict's colour when `color` (ANSI; check and lint colour alike).
+std::string colored_verdict(checks::Verdict v, bool color);
+
 // Header lines, one line per finding ("G3 WARN: ..."), a verdict line.
 std::string render_text(const CheckReport& report, const TextOptions& options);
 // Everything in the report, for machines (`--json`).

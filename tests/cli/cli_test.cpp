@@ -225,6 +225,27 @@ TEST(Cli, AnOutputThatCannotBeWrittenExitsTwo) {
   EXPECT_EQ(run("explain G3 > /dev/null").status, 0);
 }
 
+// check --lint judges the job with the machine; a file of the job it cannot read (a FIFO named
+// train.py) is said, not dropped unsaid, and does not hang it.
+TEST(Cli, CheckLintJoinsTheJobAndSaysWhatItCouldNotRead) {
+  const std::string dir =
+      ::testing::TempDir() + "/sparkdoc-check-lint-" + std::to_string(::getpid());
+  ASSERT_EQ(
+      run_shell("rm -rf " + dir + " && mkdir -p " + dir + " && mkfifo " + dir +
+                "/train.py && printf 'docker run --privileged --ipc=host img python3 x.py\\n' > " +
+                dir + "/run.sh")
+          .status,
+      0);
+  Outcome r = run("check --snapshot " + fixture("gb10-healthy-ngc.json") + " --lint " + dir);
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_THAT(r.out, ::testing::HasSubstr("sparkdoc check: --lint: not read: train.py"));
+  EXPECT_THAT(r.out, ::testing::HasSubstr("L22 INFO: run.sh:1: --privileged"));
+  EXPECT_EQ(run("check --snapshot " + fixture("gb10-healthy-ngc.json") + " --lint " + dir + "/nope")
+                .status,
+            2);
+  run_shell("rm -rf " + dir);
+}
+
 TEST(Cli, ListShowsEveryCheck) {
   Outcome r = run("check --list");
   EXPECT_EQ(r.status, 0);
