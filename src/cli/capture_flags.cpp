@@ -1,14 +1,14 @@
 #include "cli/capture_flags.h"
 
-#include <sys/stat.h>
-
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstddef>
 
 #include "cli/progress.h"
+#include "cli/root_option.h"
 #include "core/fs.h"
 
 namespace sparkdoc::cli {
@@ -26,8 +26,7 @@ void CaptureFlags::add_to(CLI::App& command) {
       ->type_name("DIR")
       ->capture_default_str();
   command.add_flag("--no-gpu", no_gpu, "Do not load NVML or the CUDA driver");
-  command.add_option("--root", root, "Read /proc, /sys and /dev under this folder (testing)")
-      ->group("");
+  add_root_option(command, root, "Read /proc, /sys and /dev under this folder (testing)");
   command.parse_complete_callback([this] {
     if (std::string why = path_problem(); !why.empty()) throw CLI::ValidationError(why);
   });

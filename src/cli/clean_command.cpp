@@ -10,6 +10,7 @@
 #include "clean/clean.h"
 #include "clean/render.h"
 #include "cli/commands.h"
+#include "cli/root_option.h"
 #include "cli/snapshot_file.h"
 #include "core/units.h"
 #include "tune/tunables.h"
@@ -158,9 +159,8 @@ std::function<int()> add_clean_command(CLI::App& app) {
                   "run only)")
       ->type_name("FILE");
   cmd->add_flag("--no-gpu", flags->no_gpu, "Do not load NVML or the CUDA driver (no CUDA step)");
-  cmd->add_option("--root", flags->root,
-                  "Read and write /proc under this folder instead of the machine (testing)")
-      ->group("");
+  add_root_option(*cmd, flags->root,
+                  "Read and write /proc under this folder instead of the machine (testing)");
   return [flags]() { return run_clean(*flags); };
 }
 

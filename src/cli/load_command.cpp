@@ -152,7 +152,8 @@ std::function<int()> add_load_command(CLI::App& app) {
                 "Afterwards compare every tensor's device bytes with a plain read of the file");
   cmd->add_flag("--json", flags->json, "Write the result as JSON to stdout");
   cmd->add_option("--readers", flags->readers, "Reader threads (default min(16, CPUs))")
-      ->type_name("N");
+      ->type_name("N")
+      ->check(CLI::Range(1u, sparkdoc::load::kMaxReaders));
   cmd->add_option("--chunk-mib", flags->chunk_mib, "MiB per read and staging slot (default 4)")
       ->type_name("MIB")
       ->check(CLI::Range(1, 1024));

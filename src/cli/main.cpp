@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/terminal_text.h"
 #include "core/version.h"
 
 namespace {
@@ -49,6 +50,9 @@ class CommandListFormatter : public CLI::Formatter {
 
 int main(int argc, char** argv) {
   using namespace sparkdoc::cli;
+  // No escape sequence from a file or another process reaches the terminal (cli/terminal_text.h).
+  TerminalText shown_out(std::cout);
+  TerminalText shown_err(std::cerr);
   // `sparkdoc` and `sparkdoc --json ...` mean `sparkdoc check ...`.
   std::vector<std::string> args(argv, argv + argc);
   // `sparkdoc help` and `sparkdoc help run`, as git has them.

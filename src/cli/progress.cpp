@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <string>
 
+#include "core/printable.h"
+
 namespace sparkdoc::cli {
 
 ProgressLine::ProgressLine(std::chrono::milliseconds delay)
@@ -25,7 +27,8 @@ void ProgressLine::show(std::string_view text, bool force) {
   if (!force && shown_ && now - last_ < std::chrono::milliseconds(100)) return;
   last_ = now;
   std::string line = "\r";
-  line.append(text);
+  // Progress names files from the model folder: shown, never obeyed (core/printable.h).
+  append_printable(line, text, {});
   line.append("\033[K");
   std::fputs(line.c_str(), out_);
   std::fflush(out_);

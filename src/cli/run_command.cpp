@@ -24,6 +24,7 @@
 #include "run/process.h"
 #include "run/runner.h"
 #include "tune/tunables.h"
+#include "watch/watch.h"
 
 namespace sparkdoc::cli {
 namespace {
@@ -115,9 +116,10 @@ int run_run(const RunFlags& flags, const CLI::App* app) {
     o.oom_score_adj = static_cast<int>(*v);
   }
   auto interval = parse_duration_s(flags.watch_interval);
-  if (!interval || *interval <= 0) {
+  // The sidecar is `sparkdoc watch --interval`: refused here, not after the command started.
+  if (!interval || *interval < watch::kMinIntervalS) {
     std::cerr << "sparkdoc run: --watch-interval: "
-              << (interval ? std::string("must be above 0") : interval.error().message) << "\n";
+              << (interval ? std::string("at least 50ms") : interval.error().message) << "\n";
     return kExitUsage;
   }
   o.watch_interval_s = *interval;

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/root_option.h"
 #include "core/units.h"
 #include "watch/watch.h"
 
@@ -27,7 +28,7 @@ struct WatchFlags {
 int run_watch_command(const WatchFlags& flags) {
   watch::WatchOptions options;
   auto interval = parse_duration_s(flags.interval);
-  if (!interval || *interval < 0.05) {
+  if (!interval || *interval < watch::kMinIntervalS) {
     std::cerr << "sparkdoc watch: --interval: "
               << (interval ? "at least 50ms" : interval.error().message) << "\n";
     return kExitUsage;
@@ -115,7 +116,7 @@ std::function<int()> add_watch_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_flag("--json", flags->json, "Write the log's JSON lines to stdout instead of the view");
   cmd->add_flag("--quiet", flags->quiet, "Print nothing but errors");
-  cmd->add_option("--root", flags->root, "Read /proc under this folder (testing)")->group("");
+  add_root_option(*cmd, flags->root, "Read /proc under this folder (testing)");
   return [flags]() { return run_watch_command(*flags); };
 }
 

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/auxv.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,6 +11,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 
 #include "core/paths.h"
@@ -155,7 +157,15 @@ std::string Root::path(std::string_view absolute) const {
 Result<std::string> read_text(const std::string& path, size_t max_bytes) {
   auto fd = open_regular_file(path);
   if (!fd) return tl::unexpected(std::move(fd.error()));
+  // A file whose size already says too much is refused before a byte is read (a 256 MiB cap
+  // read to the end first costs seconds and the memory); /proc files say 0 and are read.
+  struct stat st {};
+  if (::fstat(fd->get(), &st) == 0 && st.st_size > 0 &&
+      static_cast<uint64_t>(st.st_size) > max_bytes) {
+    return fail(fmt::format("{} is larger than {} bytes ({} bytes)", path, max_bytes, st.st_size));
+  }
   std::string out;
+  if (st.st_size > 0) out.reserve(static_cast<size_t>(st.st_size));
   char buf[16384];
   for (;;) {
     ssize_t n = ::read(fd->get(), buf, sizeof buf);
@@ -212,6 +222,38 @@ Fd& Fd::operator=(Fd&& other) noexcept {
 
 Fd::~Fd() {
   if (fd_ >= 0) ::close(fd_);
+}
+
+bool running_privileged() {
+  return ::geteuid() == 0 || ::getauxval(AT_SECURE) != 0;
+}
+
+Result<void> check_root_may_trust(const std::string& path) {
+  char* resolved = ::realpath(path.c_str(), nullptr);
+  if (resolved == nullptr) {
+    return fail(why_from_errno(errno), fmt::format("{}: {}", path, std::strerror(errno)));
+  }
+  std::string real(resolved);
+  std::free(resolved);
+  std::string parent = real.substr(0, std::max<size_t>(real.rfind('/'), 1));
+  for (const std::string& p : {real, parent}) {
+    struct stat st {};
+    if (::stat(p.c_str(), &st) != 0) {
+      return fail(why_from_errno(errno), fmt::format("{}: {}", p, std::strerror(errno)));
+    }
+    if (st.st_uid != 0) {
+      return fail(Why::kNoPermission, fmt::format("{} belongs to uid {}, not root", p, st.st_uid));
+    }
+    // A folder others may write but with the sticky bit (/tmp) still lets them replace only
+    // their own names; the file itself belongs to root (checked first).
+    bool sticky_dir = S_ISDIR(st.st_mode) && (st.st_mode & S_ISVTX) != 0 && p == parent;
+    if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0 && !sticky_dir) {
+      return fail(Why::kNoPermission,
+                  fmt::format("{} is writable by {}", p,
+                              (st.st_mode & S_IWOTH) != 0 ? "everyone" : "its group"));
+    }
+  }
+  return {};
 }
 
 std::string_view file_type_name(mode_t mode) {

@@ -53,6 +53,22 @@ Result<std::string> read_link(const std::string& path);
 // through a symbolic link and never truncate a file in place; folders through make_new_dir and
 // open_private_dir.
 
+// ---- What a privileged process takes from its user ----
+//
+// Test hooks (a library named by SPARKDOC_NVML_LIBRARY, a --root folder) are the user's choice,
+// and under `sudo -E` a root process inherits the user's environment: a library loaded from
+// there would run the user's code as root, and a --root tree of the user's links would steer
+// root's writes. A privileged process takes such a path only when root owns it and no one else
+// can write it or the folder holding it.
+
+// True when the process has more privilege than its real user: effective uid 0, or started
+// set-uid or set-gid (AT_SECURE).
+bool running_privileged();
+// Whether a privileged process may take `path` (a file or a folder) from its user: the path and
+// its parent folder, with links followed, are owned by root and not writable by group or others.
+// The error says which and why ("/home/u/libnvidia-ml.so.1 belongs to uid 1000, not root").
+Result<void> check_root_may_trust(const std::string& path);
+
 // An open file descriptor, closed when this goes. Move-only.
 class Fd {
  public:

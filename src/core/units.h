@@ -15,6 +15,15 @@ inline constexpr uint64_t kMiB = 1024 * kKiB;
 inline constexpr uint64_t kGiB = 1024 * kMiB;
 inline constexpr uint64_t kGB = 1000ull * 1000 * 1000;
 
+// Sums and products of byte counts that stop at 2^64-1 instead of wrapping: the counts may come
+// from a snapshot file, where nothing bounds them.
+constexpr uint64_t add_saturating(uint64_t a, uint64_t b) {
+  return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+constexpr uint64_t mul_saturating(uint64_t a, uint64_t b) {
+  return b != 0 && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
 // "70GB", "70 GB", "70G" (decimal), "64GiB", "512MiB", "1.5TB", "123456" (bytes).
 Result<uint64_t> parse_size(std::string_view text);
 

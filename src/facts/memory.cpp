@@ -36,8 +36,8 @@ uint64_t sub_clamped(uint64_t a, uint64_t b) {
 
 PageCache page_cache(const sys::MemInfo& m) {
   PageCache c;
-  c.bytes = sub_clamped(m.cached_bytes + m.buffers_bytes, m.shmem_bytes);
-  c.reclaimable_bytes = sub_clamped(c.bytes, m.dirty_bytes + m.writeback_bytes);
+  c.bytes = sub_clamped(add_saturating(m.cached_bytes, m.buffers_bytes), m.shmem_bytes);
+  c.reclaimable_bytes = sub_clamped(c.bytes, add_saturating(m.dirty_bytes, m.writeback_bytes));
   return c;
 }
 
@@ -45,7 +45,7 @@ std::optional<uint64_t> page_cache_bytes(std::optional<uint64_t> cached,
                                          std::optional<uint64_t> buffers,
                                          std::optional<uint64_t> shmem) {
   if (!cached) return std::nullopt;
-  return sub_clamped(*cached + buffers.value_or(0), shmem.value_or(0));
+  return sub_clamped(add_saturating(*cached, buffers.value_or(0)), shmem.value_or(0));
 }
 
 std::optional<Headroom> compute_headroom(const Snapshot& s, const Platform& platform) {
@@ -75,7 +75,7 @@ std::optional<Headroom> compute_headroom(const Snapshot& s, const Platform& plat
   h.floor_bytes = kHeadroomFloorBytes;
   if (m.hugepages_total > 0) {
     h.hugepages = true;
-    h.available_bytes = m.hugepages_free * m.hugepage_size_bytes;
+    h.available_bytes = mul_saturating(m.hugepages_free, m.hugepage_size_bytes);
     h.bytes = as_signed(h.available_bytes) - as_signed(h.floor_bytes);
     h.without_cache_bytes = h.bytes;
     h.rule = fmt::format("HugePages_Free {} x {} = {} (swap ignored) - {} floor", m.hugepages_free,
@@ -83,10 +83,10 @@ std::optional<Headroom> compute_headroom(const Snapshot& s, const Platform& plat
                          format_gb(h.floor_bytes));
     return h;
   }
-  h.available_bytes = m.mem_available_bytes + m.swap_free_bytes;
+  h.available_bytes = add_saturating(m.mem_available_bytes, m.swap_free_bytes);
   h.bytes = as_signed(h.available_bytes) - as_signed(h.floor_bytes);
   h.without_cache_bytes =
-      as_signed(m.mem_free_bytes + m.swap_free_bytes) - as_signed(h.floor_bytes);
+      as_signed(add_saturating(m.mem_free_bytes, m.swap_free_bytes)) - as_signed(h.floor_bytes);
   h.rule = fmt::format("MemAvailable {} + SwapFree {} - {} floor", format_gb(m.mem_available_bytes),
                        format_gb(m.swap_free_bytes), format_gb(h.floor_bytes));
   return h;

@@ -1,10 +1,14 @@
 #include "gpu/dynamic_library.h"
 
 #include <dlfcn.h>
+#include <fmt/format.h>
 #include <link.h>
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
+
+#include "core/fs.h"
 
 namespace sparkdoc::gpu {
 
@@ -52,10 +56,23 @@ std::string DynamicLibrary::missing_text(std::initializer_list<const char*> name
   return text + " missing from " + path_;
 }
 
-std::string library_name(const char* override_env, const char* soname) {
+Result<std::string> library_name(const char* override_env, const char* soname) {
   const char* value = std::getenv(override_env);
-  if (value != nullptr && value[0] != '\0') return value;
-  return soname;
+  if (value == nullptr || value[0] == '\0') return std::string(soname);
+  // Under `sudo -E` the user's environment comes along: a library they name would run as root.
+  // A bare name is looked up in the system's library folders, and a missing file fails to load
+  // as absent; a file that is there must be root's.
+  if (running_privileged() && std::strchr(value, '/') != nullptr) {
+    if (auto trusted = check_root_may_trust(value);
+        !trusted && trusted.error().why != Why::kAbsent) {
+      return fail(Why::kNoPermission,
+                  fmt::format("{}={} refused: sparkdoc runs as root, and {}; a library loaded "
+                              "as root must belong to root and be writable by no one else "
+                              "(unset {} to use the driver's {})",
+                              override_env, value, trusted.error().message, override_env, soname));
+    }
+  }
+  return std::string(value);
 }
 
 Result<DynamicLibrary> open_vendor_library(const std::string& name, const char* soname) {

@@ -80,8 +80,10 @@ class DynamicLibrary {
   std::string path_;
 };
 
-// The library to open: the value of `override_env` when set and not empty, else `soname`.
-std::string library_name(const char* override_env, const char* soname);
+// The library to open: the value of `override_env` when set and not empty, else `soname`. A
+// privileged process takes the override only from a file root owns and no one else can write
+// (core/fs.h check_root_may_trust); otherwise the error says why the override was refused.
+Result<std::string> library_name(const char* override_env, const char* soname);
 
 // DynamicLibrary::open with the message a person needs: a missing soname means no driver (or
 // none mounted into this container); anything else names the file and dlopen's reason.
@@ -91,7 +93,9 @@ Result<DynamicLibrary> open_vendor_library(const std::string& name, const char* 
 // else of `soname`; a failure caused by the override says so.
 template <class Loader>
 Result<Loader> load_from_env(const char* override_env, const char* soname) {
-  std::string name = library_name(override_env, soname);
+  auto chosen = library_name(override_env, soname);
+  if (!chosen) return tl::unexpected(chosen.error());
+  const std::string& name = *chosen;
   Result<Loader> loaded = Loader::load(name);
   if (!loaded && name != soname) {
     loaded.error().message += std::string(" (named by ") + override_env + ")";

@@ -8,6 +8,8 @@
 #include <system_error>
 #include <thread>
 
+#include "core/units.h"
+
 namespace sparkdoc::load {
 namespace {
 
@@ -157,8 +159,27 @@ Outcome<std::unique_ptr<Loader>> Loader::create(const gpu::Cuda& cuda, int ordin
     o.readers = std::clamp(std::thread::hardware_concurrency(), 1u, kDefaultMaxReaders);
   }
   o.slots_per_reader = std::max(o.slots_per_reader, 1u);
+  if (o.readers > kMaxReaders || o.slots_per_reader > kMaxSlotsPerReader ||
+      o.chunk_bytes > kMaxChunkBytes) {
+    return tl::unexpected(Failure{
+        Fault::kInvalidArgument,
+        fmt::format("loader options out of range: {} readers (at most {}), {} slots per reader "
+                    "(at most {}), {} bytes per chunk (at most {})",
+                    o.readers, kMaxReaders, o.slots_per_reader, kMaxSlotsPerReader, o.chunk_bytes,
+                    kMaxChunkBytes)});
+  }
   o.chunk_bytes = std::max<uint64_t>(
       (o.chunk_bytes + kBufferAlign - 1) / kBufferAlign * kBufferAlign, kBufferAlign);
+  // Each factor is bounded above, so the product cannot wrap.
+  if (uint64_t staging = uint64_t{o.readers} * o.slots_per_reader * o.chunk_bytes;
+      staging > kMaxStagingBytes) {
+    return tl::unexpected(
+        Failure{Fault::kInvalidArgument,
+                fmt::format("loader staging of {} ({} readers x {} slots x {}) is more than the "
+                            "{} a loader pins at most",
+                            format_binary(staging), o.readers, o.slots_per_reader,
+                            format_binary(o.chunk_bytes), format_binary(kMaxStagingBytes))});
+  }
 
   auto session = DeviceSession::open(cuda, ordinal);
   if (!session) return tl::unexpected(session.error());

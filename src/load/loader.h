@@ -30,6 +30,14 @@
 
 namespace sparkdoc::load {
 
+// The largest staging a loader sets up: beyond these a request is refused (kInvalidArgument)
+// rather than rounded (a chunk of 2^64-1 bytes wrapped to 0 when rounded to 4096) or granted
+// (2000 readers or 2^32-1 slots pin memory the GPU needs: on a Spark it is the same memory).
+inline constexpr unsigned kMaxReaders = 256;
+inline constexpr unsigned kMaxSlotsPerReader = 64;
+inline constexpr uint64_t kMaxChunkBytes = 1ull << 30;
+inline constexpr uint64_t kMaxStagingBytes = 8ull << 30;  // readers x slots x chunk
+
 struct LoaderOptions {
   unsigned readers = 0;               // reader threads; 0: min(16, hardware threads)
   unsigned slots_per_reader = 2;      // staging slots each reader cycles through

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/printable.h"
 #include "core/units.h"
 
 namespace sparkdoc::load {
@@ -62,7 +63,7 @@ std::string render_load_text(const CheckpointLoad& load, int device, bool bench)
         "s; best of {} runs\n",
         load.setup_seconds, format_binary(load.staging_bytes), o.readers, o.slots_per_reader,
         format_binary(o.chunk_bytes), load.alloc_seconds, load.runs.size());
-    for (const auto& f : last.stats.files) out += "  " + f.path + ": " + f.mode + "\n";
+    for (const auto& f : last.stats.files) out += "  " + printable(f.path) + ": " + f.mode + "\n";
   }
   if (load.differ) {
     if (load.differ->empty()) {
@@ -70,7 +71,7 @@ std::string render_load_text(const CheckpointLoad& load, int device, bool bench)
                          checkpoint.tensors.size());
     } else {
       out += fmt::format("verify FAILED: {} tensors differ, first '{}'\n", load.differ->size(),
-                         load.differ->front());
+                         printable(load.differ->front()));
     }
   }
   return out;

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdint>
+
 #include "core/json.h"
 #include "model/gpu_json.h"
 #include "model/native_json.h"
@@ -29,7 +32,10 @@ Result<Snapshot> snapshot_from_json(const nlohmann::json& document) {
   if (version == document.end() || !version->is_number_integer()) {
     return fail("not a sparkdoc snapshot: no integer schema_version");
   }
-  int v = version->get<int>();
+  // Compared as the 64-bit number written, so that 2^32 + 1 is not read as 1.
+  int64_t v = version->is_number_unsigned()
+                  ? static_cast<int64_t>(std::min<uint64_t>(version->get<uint64_t>(), INT64_MAX))
+                  : version->get<int64_t>();
   if (v < 1 || v > kSnapshotSchemaVersion) {
     return fail(
         fmt::format("snapshot schema_version {} is not supported (this sparkdoc reads 1..{})", v,
@@ -56,6 +62,8 @@ Result<Snapshot> snapshot_from_json(const nlohmann::json& document) {
     snapshot.schema_version = kSnapshotSchemaVersion;
     return snapshot;
   } catch (const nlohmann::json::exception& e) {
+    return fail(fmt::format("snapshot does not match the schema: {}", e.what()));
+  } catch (const JsonRangeError& e) {
     return fail(fmt::format("snapshot does not match the schema: {}", e.what()));
   }
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "core/printable.h"
 #include "core/strings.h"
 #include "core/units.h"
 
@@ -141,8 +142,9 @@ std::string render_plan_text(const Plan& p) {
   auto line = [&](std::string_view label, const std::string& text) {
     out += fmt::format("{:<13}{}\n", label, text);
   };
-  line("model", fmt::format("{} ({}) in {}", p.architecture, p.model.config.model_type,
-                            p.model_dir));
+  // Names from config.json and the headers, shown as text and never as terminal controls.
+  line("model", fmt::format("{} ({}) in {}", printable(p.architecture),
+                            printable(p.model.config.model_type), printable(p.model_dir)));
   line("checkpoint",
        fmt::format("{} shard{}, {} of tensor data{}{}", p.shards, p.shards == 1 ? "" : "s",
                    format_gb(p.checkpoint_bytes), p.header_only ? " (headers only here)" : "",
@@ -166,9 +168,9 @@ std::string render_plan_text(const Plan& p) {
         p.request.alpha ? fmt::format(" alpha={}", *p.request.alpha) : std::string(),
         framework_name(p.request.lora.framework));
     line("method", method);
-    line("targets", join(l.target_modules, ", "));
+    line("targets", printable(join(l.target_modules, ", ")));
     if (!l.target_parameters.empty()) {
-      line("experts", "target_parameters " + join(l.target_parameters, ", "));
+      line("experts", "target_parameters " + printable(join(l.target_parameters, ", ")));
     }
     line("trainable", fmt::format("{} of {} ({} %) in {} LoRA modules", with_commas(p.trainable),
                                   with_commas(p.all_params), pct(p.trainable, p.all_params),

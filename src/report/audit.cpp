@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "core/printable.h"
 #include "core/strings.h"
 #include "model/native_json.h"
 
@@ -127,7 +128,7 @@ json file_json(const audit::NativeFile& f, const checks::FileVerdict& v) {
 
 std::string render_audit_text(const audit::NativeAudit& facts, const NativeVerdict& v,
                               const AuditTextOptions& options) {
-  std::string out = fmt::format("sparkdoc audit: {}\n", facts.site_packages);
+  std::string out = fmt::format("sparkdoc audit: {}\n", printable(facts.site_packages));
   std::string target = !v.target
                            ? "no target GPU (GPU code listed, not judged; --arch 12.1 judges it)"
                            : fmt::format("target {} ({})", target_text(v), v.target->source);
@@ -160,12 +161,15 @@ std::string render_audit_text(const audit::NativeAudit& facts, const NativeVerdi
       parts.push_back("CUDA " + join(majors, "+"));
     }
     if (std::string gpu = gpu_text(*p); !gpu.empty()) parts.push_back(gpu);
-    out += fmt::format("{} {}{}: {}\n", label(severity), p->name,
-                       p->version.empty() ? "" : " " + p->version, join(parts, "; "));
+    // Package names, versions and paths come from the tree audited: one line each.
+    out += fmt::format("{} {}{}: {}\n", label(severity), printable(p->name),
+                       p->version.empty() ? "" : " " + printable(p->version), join(parts, "; "));
     for (const checks::NativeNote& n : p->notes) {
-      out += fmt::format("     {}: {}\n", checks::severity_name(n.severity), n.text);
+      out += fmt::format("     {}: {}\n", checks::severity_name(n.severity), printable(n.text));
     }
-    for (const std::string& e : p->errors) out += fmt::format("     unreadable: {}\n", e);
+    for (const std::string& e : p->errors) {
+      out += fmt::format("     unreadable: {}\n", printable(e));
+    }
   }
   out += fmt::format("\n{} package{} with native code: {} FAIL, {} WARN\n", v.packages.size(),
                      v.packages.size() == 1 ? "" : "s", fails, warns);

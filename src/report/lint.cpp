@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/printable.h"
 #include "report/report.h"
 
 namespace sparkdoc::report {
@@ -41,7 +42,9 @@ LintReport make_lint_report(const job::Job& job, const checks::LintContext& cont
 }
 
 std::string lint_line(const checks::LintFinding& f, bool color) {
-  return fmt::format("{} {}: {}{}", f.id, colored_verdict(f.verdict, color), location(f), f.detail);
+  // Paths and quoted lines come from the job's files: one line each, never terminal controls.
+  return fmt::format("{} {}: {}", f.id, colored_verdict(f.verdict, color),
+                     printable(location(f) + f.detail));
 }
 
 std::string render_lint_text(const LintReport& r, bool strict, bool color) {

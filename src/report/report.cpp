@@ -5,6 +5,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "core/printable.h"
 #include "core/strings.h"
 #include "core/units.h"
 #include "facts/memory.h"
@@ -17,11 +18,16 @@ using checks::Verdict;
 
 std::string_view color_of(Verdict v) {
   switch (v) {
-    case Verdict::kPass: return "\x1b[32m";
-    case Verdict::kFail: return "\x1b[1;31m";
-    case Verdict::kWarn: return "\x1b[33m";
-    case Verdict::kSkip: return "\x1b[2m";
-    case Verdict::kInfo: return "\x1b[36m";
+    case Verdict::kPass:
+      return color::kGreen;
+    case Verdict::kFail:
+      return color::kBoldRed;
+    case Verdict::kWarn:
+      return color::kYellow;
+    case Verdict::kSkip:
+      return color::kDim;
+    case Verdict::kInfo:
+      return color::kCyan;
   }
   return "";
 }
@@ -30,7 +36,7 @@ std::string_view color_of(Verdict v) {
 
 std::string colored_verdict(Verdict v, bool color) {
   std::string word(checks::verdict_word(v));
-  return color ? fmt::format("{}{}\x1b[0m", color_of(v), word) : word;
+  return color ? fmt::format("{}{}{}", color_of(v), word, color::kReset) : word;
 }
 
 namespace {
@@ -95,10 +101,14 @@ std::string render_text(const CheckReport& report, const TextOptions& options) {
   out += fmt::format("sparkdoc {} check: {} ({})\n", report.sparkdoc_version,
                      report.platform.key, report.platform.description);
   std::string where = report.hostname.empty() ? std::string("unknown host") : report.hostname;
-  out += fmt::format("snapshot: {}, {}, {}\n", where,
-                     report.taken_at.empty() ? "time unknown" : report.taken_at, report.source);
+  // The host name, the file and the findings quote what the snapshot holds: a line of the
+  // report each, whatever newline or escape sequence those strings carry (core/printable.h).
+  out += fmt::format("snapshot: {}, {}, {}\n", printable(where),
+                     report.taken_at.empty() ? "time unknown" : printable(report.taken_at),
+                     printable(report.source));
   for (const auto& f : report.findings) {
-    out += fmt::format("{} {}: {}\n", f.id, colored_verdict(f.verdict, options.color), f.detail);
+    out += fmt::format("{} {}: {}\n", f.id, colored_verdict(f.verdict, options.color),
+                       printable(f.detail));
   }
   Counts c = count(report.findings);
   out += fmt::format("verdict: {} ({} passed, {} failed, {} warnings, {} skipped, {} info)\n",

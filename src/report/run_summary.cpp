@@ -5,6 +5,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "core/printable.h"
 #include "core/strings.h"
 #include "core/time.h"
 #include "core/units.h"
@@ -56,7 +57,8 @@ std::string render_run_summary_text(const facts::RunSummary& s, size_t events_sh
     out += fmt::format("  {:<12} {}\n", label, text);
   };
   std::vector<std::string> words;
-  for (const auto& a : s.argv) words.push_back(shell_word(a));
+  // The logged command came from the log file: shown, never obeyed (core/printable.h).
+  for (const auto& a : s.argv) words.push_back(printable(shell_word(a)));
   out += words.empty() ? std::string("sparkdoc run summary\n")
                        : fmt::format("sparkdoc run summary: {}\n", join(words, " "));
   if (s.end) {

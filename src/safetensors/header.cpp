@@ -203,6 +203,10 @@ class HeaderParser {
       return tensor_problem(name, fmt::format("shape {} overflows 64 bits", shape_text(t.shape)));
     }
     auto bytes = dtype_bytes(t.dtype, *numel);
+    if (uint64_t bits = 0; !bytes && __builtin_mul_overflow(*numel, dtype_bits(t.dtype), &bits)) {
+      return tensor_problem(name, fmt::format("shape {} of {} overflows 64 bits in bits",
+                                              shape_text(t.shape), dtype_name(t.dtype)));
+    }
     if (!bytes) {
       return tensor_problem(
           name, fmt::format("shape {} of {} ({}-bit) is not a whole number of bytes",

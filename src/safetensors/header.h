@@ -3,12 +3,15 @@
 // reference implementation validates (reference §7), plus what it leaves implicit:
 //   - N <= 100,000,000 (kMaxHeaderBytes) and 8 + N within the file;
 //   - the JSON is UTF-8, an object, begins with '{', may end in whitespace padding only;
-//   - no duplicate keys anywhere; `__metadata__` is a string-to-string map (or null);
+//   - no duplicate tensor names, `__metadata__` keys, or dtype/shape/data_offsets in an entry;
+//     `__metadata__` is a string-to-string map (or null);
 //   - every tensor has a known dtype, a shape of whole numbers and data_offsets [begin, end];
 //   - sorted by offsets, the tensors cover the data from 0 with no gap and no overlap;
 //   - numel x bits is a whole number of bytes equal to end - begin (sub-byte F4/F6 included);
 //   - the file is exactly 8 + N + the last end bytes (or, header-only, no longer than that).
-// Unknown members of a tensor entry are skipped, as the reference does.
+// Unknown members of a tensor entry are skipped as well-formed JSON and nothing more, as the
+// reference does (serde ignores them): their keys and values are not checked, duplicates
+// included, since nothing reads them.
 // Errors name the file and, where one is at fault, the tensor.
 //
 // Only the header is read: pread of 8 + N bytes. The file is never mapped.

@@ -595,6 +595,11 @@ Result<RestoreReport> restore_journal(const JournalLocation& location, const Roo
     } else if (!value) {
       v.error = fmt::format("recorded value \"{}\" is not an integer; left alone",
                             sys::valid_utf8(original));
+    } else if (*value < tunable->restore_min || *value > tunable->restore_max) {
+      v.error = fmt::format(
+          "recorded value {} is outside {}..{}, not one a machine had; left alone (set it by "
+          "hand if it is right: sysctl vm.{}=VALUE)",
+          *value, tunable->restore_min, tunable->restore_max, tunable->name);
     } else {
       if (auto before = read_tunable(root, tunable->id)) v.before = std::to_string(*before);
       auto written = write_tunable(root, tunable->id, *value);

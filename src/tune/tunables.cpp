@@ -15,12 +15,19 @@
 namespace sparkdoc::tune {
 namespace {
 
+// Restore bounds. min_free_kbytes: the kernel's floor is 128 (Documentation/admin-guide/
+// sysctl/vm.rst); 4 GiB is four times the load-window value sparkdoc sets, and a journal asking
+// for more would starve a 128 GB machine of free pages (the kernel takes 100 GB without a word).
+// vfs_cache_pressure: 0 never reclaims dentries and inodes ("can easily lead to out-of-memory",
+// vm.rst), so a restore does not write it; 10000 is a hundred times the default. swappiness:
+// the kernel's own range, 0-200.
 constexpr std::array kTunables = {
     TunableInfo{Tunable::kDropCaches, "/proc/sys/vm/drop_caches", "drop_caches", false},
-    TunableInfo{Tunable::kMinFreeKbytes, "/proc/sys/vm/min_free_kbytes", "min_free_kbytes", true},
+    TunableInfo{Tunable::kMinFreeKbytes, "/proc/sys/vm/min_free_kbytes", "min_free_kbytes", true,
+                128, 4 * 1024 * 1024},
     TunableInfo{Tunable::kVfsCachePressure, "/proc/sys/vm/vfs_cache_pressure", "vfs_cache_pressure",
-                true},
-    TunableInfo{Tunable::kSwappiness, "/proc/sys/vm/swappiness", "swappiness", true},
+                true, 1, 10000},
+    TunableInfo{Tunable::kSwappiness, "/proc/sys/vm/swappiness", "swappiness", true, 0, 200},
 };
 
 }  // namespace

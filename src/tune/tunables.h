@@ -29,6 +29,10 @@ struct TunableInfo {
   // A value that stays changed and is journaled; drop_caches is an action (write-only, mode
   // 0200), nothing to read back or restore.
   bool setting;
+  // The values a restore writes back (clean --restore, a run's restore): a journal is a file,
+  // and a value outside these is not one a machine had, so it is left alone (see tunables.cpp).
+  int64_t restore_min = 0;
+  int64_t restore_max = 0;
 };
 
 // The allow-list, in a fixed order.

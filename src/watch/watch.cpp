@@ -17,6 +17,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/printable.h"
 #include "gpu/nvml_api.h"
 #include "report/exposition.h"
 #include "report/watch_csv.h"
@@ -157,7 +158,7 @@ class Outputs {
     if (options_.output == Output::kQuiet) return;
     for (const runlog::Unavailable& u : header.unavailable) {
       if (u.field == "gpus")
-        std::fprintf(err_, "sparkdoc watch: no GPU readings: %s\n", u.reason.c_str());
+        std::fprintf(err_, "sparkdoc watch: no GPU readings: %s\n", printable(u.reason).c_str());
     }
     if (server_)
       std::fprintf(err_, "sparkdoc watch: Prometheus metrics on %s\n", server_->url().c_str());
@@ -193,7 +194,7 @@ class Outputs {
 
  private:
   bool complain(const std::string& message) {
-    std::fprintf(err_, "sparkdoc watch: %s\n", message.c_str());
+    std::fprintf(err_, "sparkdoc watch: %s\n", printable(message).c_str());
     std::fflush(err_);
     return false;
   }
@@ -217,13 +218,19 @@ class Outputs {
     }
   }
 
+  // A line of the live view, whose process names and GPU names came from other processes: no
+  // escape sequence of theirs reaches the terminal (core/printable.h).
+  void print_line(std::string_view line) {
+    std::string shown = printable(line);
+    shown += '\n';
+    std::fputs(shown.c_str(), out_);
+  }
+
   void show(const Sample& sample, const std::vector<Event>& events) {
     if (options_.output != Output::kAuto) return;
     if (!terminal_) {
-      for (const Event& e : events) {
-        std::fprintf(out_, "%s\n", report::render_event_line(e).c_str());
-      }
-      std::fprintf(out_, "%s\n", report::render_line(sample).c_str());
+      for (const Event& e : events) print_line(report::render_event_line(e));
+      print_line(report::render_line(sample));
       std::fflush(out_);
       return;
     }
@@ -231,13 +238,11 @@ class Outputs {
     // print above the block and stay, the block is drawn again below them.
     if (block_lines_ > 0) std::fprintf(out_, "\x1b[%zuF\x1b[J", block_lines_);
     size_t width = terminal_width(out_);
-    for (const Event& e : events) {
-      std::fprintf(out_, "%s\n", report::render_event_line(e).c_str());
-    }
+    for (const Event& e : events) print_line(report::render_event_line(e));
     report::ViewContext context{samples_, options_.log_path,
                                 server_ ? server_->url() : std::string()};
     std::vector<std::string> block = report::render_block(*header_, sample, {}, context, width);
-    for (const std::string& line : block) std::fprintf(out_, "%s\n", line.c_str());
+    for (const std::string& line : block) print_line(line);
     block_lines_ = block.size();
     std::fflush(out_);
   }

@@ -19,6 +19,10 @@ enum class Output {
   kQuiet,  // nothing on stdout, and no notes on stderr
 };
 
+// The shortest sample interval: NVML's power and utilisation readings refresh no faster, and a
+// sampler any tighter spends the CPU the training needs.
+inline constexpr double kMinIntervalS = 0.05;
+
 struct WatchOptions {
   double interval_s = 1;
   std::optional<double> duration_s;

@@ -80,6 +80,33 @@ TEST(Cli, FakeGb10DriverIsJudgedAsADgxSpark) {
   EXPECT_EQ(j["gpu"]["cuda"]["devices"][0]["integrated"], true);
 }
 
+// Issue 21 item 10: under `sudo -E` the user's SPARKDOC_NVML_LIBRARY and --root come along; a
+// root process takes them only from what root owns and no one else can write.
+TEST(Cli, RootRefusesAUsersLibraryAndRootTree) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root, to give a file to another user";
+  std::string dir = ::testing::TempDir() + "users_lib_" + std::to_string(::getpid());
+  ASSERT_EQ(
+      run_shell("rm -rf " + dir + " && mkdir -m 0755 " + dir + " && cp " + SPARKDOC_FAKE_NVML +
+                " " + dir + "/libnvidia-ml.so.1 && chown 65534 " + dir +
+                "/libnvidia-ml.so.1 && mkdir -m 0777 " + dir + "/tree && mkdir " + dir + "/sp")
+          .status,
+      0);
+  std::string env = "SPARKDOC_NVML_LIBRARY=" + dir +
+                    "/libnvidia-ml.so.1 SPARKDOC_FAKE_GPU_FIXTURE=" + SPARKDOC_FIXTURES +
+                    "/gpu/gb10.json ";
+  Outcome r = run_shell(env + SPARKDOC_BIN + " snapshot --site-packages " + dir + "/sp");
+  ASSERT_EQ(r.status, 0) << r.out;
+  auto j = nlohmann::json::parse(r.out.substr(r.out.find('{')));
+  EXPECT_EQ(j["gpu"]["nvml"]["absent"], "no_permission") << j["gpu"]["nvml"];
+  EXPECT_THAT(j["gpu"]["nvml"]["detail"].get<std::string>(),
+              ::testing::HasSubstr("refused: sparkdoc runs as root, and " + dir +
+                                   "/libnvidia-ml.so.1 belongs to uid 65534, not root"));
+  Outcome tree = run_shell(std::string(SPARKDOC_BIN) + " check --no-gpu --root " + dir + "/tree");
+  EXPECT_EQ(tree.status, 2) << tree.out;
+  EXPECT_THAT(tree.out, ::testing::HasSubstr("is writable by everyone"));
+  run_shell("rm -rf " + dir);
+}
+
 TEST(Cli, NoCommandMeansCheck) {
   Outcome r = run("--no-gpu --color never");
   EXPECT_TRUE(r.status == 0 || r.status == 1) << r.out;

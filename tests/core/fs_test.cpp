@@ -203,5 +203,47 @@ TEST(OpenPrivateDir, RefusesALinkAFolderOthersCanWriteAndAnotherUsersFolder) {
   EXPECT_EQ(absent.error().why, Why::kAbsent);
 }
 
+// Issue 21 item 10: what a root process takes from its user (a library to load, a --root tree).
+TEST(CheckRootMayTrust, TakesOnlyWhatRootOwnsAndNoOneElseCanWrite) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root, to give a file to another user";
+  TempTree tree;
+  fs::permissions(tree.path(), fs::perms(0755));
+  tree.write("lib.so", "");
+  fs::permissions(tree.path() + "/lib.so", fs::perms(0755));
+  EXPECT_TRUE(check_root_may_trust(tree.path() + "/lib.so"));
+  EXPECT_TRUE(check_root_may_trust(tree.path()));
+  // Through a link, the file it leads to is judged.
+  tree.symlink(tree.path() + "/lib.so", "link.so");
+  EXPECT_TRUE(check_root_may_trust(tree.path() + "/link.so"));
+
+  fs::permissions(tree.path() + "/lib.so", fs::perms(0757));
+  auto writable = check_root_may_trust(tree.path() + "/link.so");
+  ASSERT_FALSE(writable);
+  EXPECT_THAT(writable.error().message, HasSubstr("lib.so is writable by everyone"));
+  fs::permissions(tree.path() + "/lib.so", fs::perms(0755));
+
+  ASSERT_EQ(::chown((tree.path() + "/lib.so").c_str(), 65534, 65534), 0);
+  auto theirs = check_root_may_trust(tree.path() + "/lib.so");
+  ASSERT_FALSE(theirs);
+  EXPECT_THAT(theirs.error().message, HasSubstr("lib.so belongs to uid 65534, not root"));
+  ASSERT_EQ(::chown((tree.path() + "/lib.so").c_str(), 0, 0), 0);
+
+  // A folder the user could swap the file in.
+  fs::permissions(tree.path(), fs::perms(0775));
+  auto folder = check_root_may_trust(tree.path() + "/lib.so");
+  ASSERT_FALSE(folder);
+  EXPECT_THAT(folder.error().message, HasSubstr("is writable by its group"));
+  EXPECT_FALSE(check_root_may_trust(tree.path() + "/absent.so"));
+}
+
+TEST(ReadText, ASizeOverTheCapIsRefusedBeforeReading) {
+  TempTree tree;
+  tree.write("big.json", std::string(4096, ' '));
+  auto r = read_text(tree.path() + "/big.json", 1024);
+  ASSERT_FALSE(r);
+  EXPECT_THAT(r.error().message, HasSubstr("is larger than 1024 bytes (4096 bytes)"));
+  EXPECT_EQ(read_text(tree.path() + "/big.json", 4096).value_or("").size(), 4096u);
+}
+
 }  // namespace
 }  // namespace sparkdoc

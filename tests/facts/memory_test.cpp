@@ -45,6 +45,32 @@ TEST(ComputeHeadroom, SwapFreeCounts) {
   EXPECT_EQ(h->without_cache_bytes, static_cast<int64_t>(114'912'356 * kKb + 15 * kGiB - 8 * kGiB));
 }
 
+// Issue 21 item 6: counts from an edited snapshot stop at 2^64-1 instead of wrapping to a few
+// bytes (which turned plenty of memory into a G3 FAIL, and a wrapped page cache into none).
+TEST(ComputeHeadroom, HugeCountsSaturateInsteadOfWrapping) {
+  Snapshot s = gb10_snapshot();
+  meminfo(s).mem_available_bytes = UINT64_MAX;
+  meminfo(s).mem_free_bytes = UINT64_MAX;
+  meminfo(s).swap_free_bytes = 2;
+  meminfo(s).cached_bytes = UINT64_MAX;
+  meminfo(s).dirty_bytes = UINT64_MAX;
+  meminfo(s).writeback_bytes = 5;
+  auto h = headroom_of(s);
+  ASSERT_TRUE(h);
+  EXPECT_EQ(h->available_bytes, UINT64_MAX);
+  EXPECT_EQ(h->bytes, INT64_MAX - static_cast<int64_t>(8 * kGiB));
+  EXPECT_EQ(h->without_cache_bytes, h->bytes);
+  EXPECT_EQ(h->page_cache_bytes, UINT64_MAX - 152'340 * kKb);
+  EXPECT_EQ(h->reclaimable_cache_bytes, 0u);
+
+  meminfo(s).hugepages_total = 1;
+  meminfo(s).hugepages_free = uint64_t{1} << 40;
+  meminfo(s).hugepage_size_bytes = uint64_t{1} << 30;
+  h = headroom_of(s);
+  ASSERT_TRUE(h);
+  EXPECT_EQ(h->available_bytes, UINT64_MAX);
+}
+
 TEST(ComputeHeadroom, HugepagesReplaceMemAvailableAndIgnoreSwap) {
   Snapshot s = gb10_snapshot();
   meminfo(s).hugepages_total = 40'000;

@@ -184,6 +184,33 @@ TEST_F(CApiTest, BadArgumentsAreRefusedWithoutTouchingTheGpu) {
   EXPECT_TRUE(hooks_.all_released());
 }
 
+// Issue 21 item 10: staging options past what a loader pins are refused, before the GPU; a
+// chunk of 2^64-1 bytes no longer wraps to 0 when rounded to 4096.
+TEST_F(CApiTest, StagingOptionsOutOfRangeAreRefused) {
+  auto create = [](uint32_t readers, uint32_t slots, uint64_t chunk) {
+    sparkdoc_loader_options o{};
+    o.struct_size = sizeof o;
+    o.reader_threads = readers;
+    o.slots_per_reader = slots;
+    o.chunk_bytes = chunk;
+    sparkdoc_loader* loader = nullptr;
+    int status = sparkdoc_loader_create(0, &o, &loader);
+    sparkdoc_loader_destroy(loader);
+    return status;
+  };
+  EXPECT_EQ(create(2000, 0, 0), SPARKDOC_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(sparkdoc_last_error()).find("2000 readers (at most 256)"),
+            std::string::npos)
+      << sparkdoc_last_error();
+  EXPECT_EQ(create(0, UINT32_MAX, 0), SPARKDOC_INVALID_ARGUMENT);
+  EXPECT_EQ(create(0, 0, UINT64_MAX), SPARKDOC_INVALID_ARGUMENT);
+  EXPECT_EQ(create(256, 64, 1ull << 30), SPARKDOC_INVALID_ARGUMENT);  // 16 TiB of staging
+  EXPECT_NE(std::string(sparkdoc_last_error()).find("more than the 8.0 GiB"), std::string::npos)
+      << sparkdoc_last_error();
+  EXPECT_EQ(create(4, 2, 1 << 20), SPARKDOC_OK) << sparkdoc_last_error();
+  EXPECT_TRUE(hooks_.all_released());
+}
+
 // Issue 6: "100 failing loads in a loop leak nothing", through the ABI Python uses.
 TEST_F(CApiTest, AHundredFailingLoadsLeakNothing) {
   const size_t fds_before = testing::open_fd_count();

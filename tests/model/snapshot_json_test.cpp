@@ -40,5 +40,40 @@ TEST(SnapshotJson, RejectsGarbage) {
   EXPECT_FALSE(snapshot_from_text(R"({"schema_version": 1, "host": 5})"));
 }
 
+// Issue 21 item 6: a number the field cannot hold is refused, naming the member, instead of
+// wrapping (-1 bytes read as 2^64-1, 2^32+1 read as version 1) or casting out of range (1e308).
+TEST(SnapshotJson, RefusesNumbersTheFieldCannotHold) {
+  auto with_meminfo = [](const std::string& member) {
+    return std::string(R"({"schema_version": 2, "meminfo": {)") + member + "}}";
+  };
+  auto error_of = [](const std::string& text) {
+    auto s = snapshot_from_text(text);
+    return s ? std::string("accepted") : s.error().message;
+  };
+  EXPECT_EQ(error_of(with_meminfo(R"("swap_free_bytes": -1)")),
+            "snapshot does not match the schema: meminfo.swap_free_bytes: -1 is out of range for "
+            "an unsigned 64-bit field");
+  EXPECT_EQ(error_of(with_meminfo(R"("mem_available_bytes": 1e308)")),
+            "snapshot does not match the schema: meminfo.mem_available_bytes: 1e+308 is out of "
+            "range for an unsigned 64-bit field");
+  EXPECT_EQ(error_of(with_meminfo(R"("mem_free_bytes": 1.5)")),
+            "snapshot does not match the schema: meminfo.mem_free_bytes: 1.5 is out of range for "
+            "an unsigned 64-bit field");
+  EXPECT_EQ(error_of(R"({"schema_version": 4294967297})"),
+            "snapshot schema_version 4294967297 is not supported (this sparkdoc reads 1..2)");
+  EXPECT_EQ(error_of(R"({"schema_version": -4294967295})"),
+            "snapshot schema_version -4294967295 is not supported (this sparkdoc reads 1..2)");
+  // Inside a Reading and an optional, and in a signed field narrower than JSON's integers.
+  EXPECT_NE(error_of(R"({"schema_version": 2, "gpu": {"nvml": {"devices": [)"
+                     R"({"compute_capability": {"major": 4294967308, "minor": 1}}]}}})"),
+            "accepted");
+  // Whole numbers written as floats, and the largest values, still read.
+  auto exact = snapshot_from_text(
+      with_meminfo(R"("mem_total_bytes": 1.3e11, "swap_free_bytes": 18446744073709551615)"));
+  ASSERT_TRUE(exact) << exact.error().message;
+  EXPECT_EQ(exact->meminfo->mem_total_bytes, 130000000000ull);
+  EXPECT_EQ(exact->meminfo->swap_free_bytes, 18446744073709551615ull);
+}
+
 }  // namespace
 }  // namespace sparkdoc

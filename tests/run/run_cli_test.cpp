@@ -223,6 +223,10 @@ TEST(RunCli, UsageErrors) {
   EXPECT_EQ(run_shell(std::string(SPARKDOC_BIN) + " run --drop-cache-every soon -- true").status,
             2);
   EXPECT_EQ(run_shell(std::string(SPARKDOC_BIN) + " run --watch-interval 0 -- true").status, 2);
+  // Below what the watch sidecar takes: refused before the command starts (issue 21 item 11).
+  auto fast = run_shell(std::string(SPARKDOC_BIN) + " run --watch-interval 1ms -- true");
+  EXPECT_EQ(fast.status, 2) << fast.out;
+  EXPECT_NE(fast.out.find("--watch-interval: at least 50ms"), std::string::npos) << fast.out;
 }
 
 // G10 FAILs for two nodes with tensor parallelism in the command: nothing runs without --force.

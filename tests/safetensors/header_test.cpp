@@ -90,6 +90,13 @@ TEST(SafetensorsHeader, SubByteTensorsMustEndOnAByte) {
   EXPECT_NE(odd.error().message.find("not a whole number of bytes"), std::string::npos);
   auto f6odd = parse_json(R"({"w":{"dtype":"F6_E2M3","shape":[3],"data_offsets":[0,3]}})", 3);
   EXPECT_FALSE(f6odd);
+  // 2^62 elements of 32 bits fit 64 bits as a count but not as bits: an overflow, said so
+  // (issue 21 item 11), not "not a whole number of bytes".
+  auto huge = parse_json(R"({"w":{"dtype":"F32","shape":[4611686018427387904],)"
+                         R"("data_offsets":[0,4]}})",
+                         4);
+  ASSERT_FALSE(huge);
+  EXPECT_NE(error_of(huge).find("overflows 64 bits"), std::string::npos) << error_of(huge);
 }
 
 TEST(SafetensorsHeader, EmptyTensorsAndEmptyHeaderAreValid) {

@@ -453,6 +453,35 @@ TEST(JournalRestore, KeepsTheJournalWhenSomethingCannotBeRestored) {
                   HasSubstr("relative.img: not an absolute path")));
 }
 
+// Issue 21 item 10: a journal is a file; a value no machine had is not written back as root.
+TEST(JournalRestore, LeavesImplausibleValuesAlone) {
+  FakeMachine m;
+  FakeSwap swap;
+  m.tree().mkdir("var/lib/sparkdoc");
+  std::string text = std::string(kBegin) +
+                     set_line("/proc/sys/vm/min_free_kbytes", "104857600", "1048576") +
+                     set_line("/proc/sys/vm/vfs_cache_pressure", "0", "500") +
+                     set_line("/proc/sys/vm/swappiness", "201", "10");
+  m.tree().write("var/lib/sparkdoc/journal", text);
+  ::chmod(m.journal().path.c_str(), 0600);
+  ASSERT_TRUE(write_tunable(m.root(), Tunable::kMinFreeKbytes, 1048576));
+  ASSERT_TRUE(write_tunable(m.root(), Tunable::kVfsCachePressure, 500));
+  ASSERT_TRUE(write_tunable(m.root(), Tunable::kSwappiness, 10));
+
+  auto r = restore_journal(m.journal(), m.root(), m.euid(), swap);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_FALSE(r->complete());
+  EXPECT_TRUE(std::filesystem::exists(m.journal().path));
+  EXPECT_EQ(m.vm("min_free_kbytes"), "1048576\n");
+  EXPECT_EQ(m.vm("vfs_cache_pressure"), "500\n");
+  EXPECT_EQ(m.vm("swappiness"), "10\n");
+  EXPECT_THAT(r->problems,
+              ::testing::UnorderedElementsAre(
+                  HasSubstr("min_free_kbytes: recorded value 104857600 is outside 128..4194304"),
+                  HasSubstr("vfs_cache_pressure: recorded value 0 is outside 1..10000"),
+                  HasSubstr("swappiness: recorded value 201 is outside 0..200")));
+}
+
 TEST(JournalRestore, RefusesAJournalOfAnotherVersion) {
   FakeMachine m;
   m.tree().write("var/lib/sparkdoc/journal", R"({"op":"begin","sparkdoc_journal":7})"
