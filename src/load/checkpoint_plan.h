@@ -32,6 +32,8 @@ class CheckpointMemory {
   // The device address of tensor `index` (0 for an empty tensor).
   uint64_t address(uint32_t index) const { return addresses_[index]; }
   const std::vector<uint64_t>& addresses() const { return addresses_; }
+  // The device address of shard `shard`'s data: its tensors lie there as in the file.
+  uint64_t shard_address(size_t shard) const { return shards_[shard].address(); }
   uint64_t bytes() const;
 
  private:

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <exception>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -428,34 +429,119 @@ Result<Record> parse_line(std::string_view line, Mode mode) {
   }
 }
 
-void parse_log_into(RunLog& log, std::string_view text, std::string_view source) {
-  size_t start = 0;
-  size_t number = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    ++number;
-    std::string where = fmt::format("{} line {}", source, number);
-    if (end == std::string_view::npos) {
-      std::string_view last = text.substr(start);
-      // A kill -9 can cut a line anywhere; only a whole object counts.
-      if (auto object = parse_object(last)) {
-        add_line(log, *object, where);
-      } else {
-        log.truncated_bytes += last.size();
+namespace {
+
+// Cuts a log into lines as its bytes arrive, holding at most kLogMaxLineBytes of one line: a
+// longer line (no line sparkdoc writes comes near it) is skipped to its end and counted, so a
+// 1 GB file with no newline costs a scan, not a 1 GB string and a parse of it.
+class LineReader {
+ public:
+  LineReader(RunLog& log, std::string_view source) : log_(log), source_(source) {}
+
+  void feed(std::string_view bytes) {
+    while (!bytes.empty()) {
+      size_t end = bytes.find('\n');
+      std::string_view piece = bytes.substr(0, end);
+      if (!overlong_ && partial_.size() + piece.size() > kLogMaxLineBytes) {
+        overlong_ = true;
+        overlong_bytes_ = partial_.size();
+        partial_.clear();
+        partial_.shrink_to_fit();
       }
-      break;
-    }
-    std::string_view line = text.substr(start, end - start);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (!line.empty()) {
-      if (auto object = parse_object(line)) {
-        add_line(log, *object, where);
+      if (overlong_) {
+        overlong_bytes_ += piece.size();
+      } else if (end != std::string_view::npos && partial_.empty()) {
+        take(piece);  // the common case: a whole line inside the chunk, not copied
       } else {
-        log.problems.push_back(where + ": not a JSON object");
+        partial_.append(piece);
       }
+      if (end == std::string_view::npos) return;
+      if (overlong_) {
+        ++number_;
+        log_.problems.push_back(fmt::format("{} line {}: longer than {} bytes ({} bytes); skipped",
+                                            source_, number_, kLogMaxLineBytes, overlong_bytes_));
+        overlong_ = false;
+        overlong_bytes_ = 0;
+      } else if (!partial_.empty()) {
+        take(partial_);
+        partial_.clear();
+      }
+      bytes.remove_prefix(end + 1);
     }
-    start = end + 1;
   }
+
+  // The end of the file: a last line without its newline.
+  void finish() {
+    if (overlong_) {
+      // Too long to be a record, cut or not: named, and not taken for a line a kill -9 cut.
+      log_.problems.push_back(
+          fmt::format("{} line {}: longer than {} bytes ({} bytes, no newline "
+                      "at the end); skipped",
+                      source_, number_ + 1, kLogMaxLineBytes, overlong_bytes_));
+    } else if (!partial_.empty()) {
+      std::string where = fmt::format("{} line {}", source_, number_ + 1);
+      // Only a whole object counts.
+      if (auto object = parse_object(partial_)) {
+        add_line(log_, *object, where);
+      } else {
+        log_.truncated_bytes += partial_.size();
+      }
+    }
+    partial_.clear();
+    overlong_ = false;
+    overlong_bytes_ = 0;
+  }
+
+ private:
+  void take(std::string_view line) {
+    ++number_;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty()) return;
+    std::string where = fmt::format("{} line {}", source_, number_);
+    if (auto object = parse_object(line)) {
+      add_line(log_, *object, where);
+    } else {
+      log_.problems.push_back(where + ": not a JSON object");
+    }
+  }
+
+  RunLog& log_;
+  std::string_view source_;
+  std::string partial_;
+  bool overlong_ = false;
+  uint64_t overlong_bytes_ = 0;
+  size_t number_ = 0;
+};
+
+// Reads a log file into `log` in chunks, up to kLogMaxBytes.
+Result<void> read_log_file(RunLog& log, const std::string& path, std::string_view source) {
+  auto fd = open_regular_file(path);
+  if (!fd) return tl::unexpected(std::move(fd.error()));
+  LineReader lines(log, source);
+  std::vector<char> buffer(1 << 20);
+  uint64_t total = 0;
+  for (;;) {
+    ssize_t n = ::read(fd->get(), buffer.data(), buffer.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return fail(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
+    }
+    if (n == 0) break;
+    total += static_cast<uint64_t>(n);
+    if (total > kLogMaxBytes)
+      return fail(fmt::format("{} is larger than {} bytes", path, kLogMaxBytes));
+    lines.feed(std::string_view(buffer.data(), static_cast<size_t>(n)));
+  }
+  lines.finish();
+  return {};
+}
+
+}  // namespace
+
+void parse_log_into(RunLog& log, std::string_view text, std::string_view source) {
+  LineReader lines(log, source);
+  lines.feed(text);
+  lines.finish();
 }
 
 void sort_by_time(RunLog& log) {
@@ -494,14 +580,14 @@ Result<RunLog> read_log(const std::string& path) {
   bool any = false;
   std::string last_error;
   for (size_t i = 0; i < files.size(); ++i) {
-    auto text = read_text(files[i], kLogMaxBytes);
-    if (!text) {
-      last_error = files[i] + ": " + text.error().message;
+    const std::string source = base_name(files[i]);
+    auto read = read_log_file(log, files[i], source);
+    if (!read) {
+      last_error = files[i] + ": " + read.error().message;
       log.problems.push_back(last_error);
       continue;
     }
     any = true;
-    parse_log_into(log, *text, base_name(files[i]));
     // A run log names its watch log; bring it in once.
     if (i + 1 == files.size() && files.size() == 1 && log.run_start && log.run_start->watch_log &&
         !log.run_start->watch_log->empty() && !log.header && log.samples.empty()) {

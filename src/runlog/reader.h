@@ -69,7 +69,9 @@ bool holds_records(const RunLog& log);
 // that names its watch log ("watch_log") brings that file in too. Errors: nothing readable, or
 // nothing read that holds_records (an empty file, a text or binary file that is no log: the
 // message gives the first damaged line).
+// The file is read in chunks; a line over kLogMaxLineBytes is skipped and named in problems.
 inline constexpr size_t kLogMaxBytes = size_t{2} << 30;
+inline constexpr size_t kLogMaxLineBytes = size_t{1} << 20;
 Result<RunLog> read_log(const std::string& path);
 
 // Follows a log that another process is appending to: each poll() reads what was added since

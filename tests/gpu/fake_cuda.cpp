@@ -398,6 +398,7 @@ struct Memory {
   std::map<uintptr_t, std::chrono::steady_clock::time_point> events;  // last record
   std::set<uintptr_t> event_handles;
   uintptr_t next_handle = 0x1000;
+  std::map<std::string, long, std::less<>> calls;  // context calls made, by symbol
 };
 
 Memory& memory() {
@@ -434,6 +435,7 @@ CUresult context_call(const char* symbol, Body body) {
     if (auto error = injected(*d, symbol)) return *error;
     Memory& m = memory();
     std::lock_guard lock(m.mutex);
+    ++m.calls[symbol];
     return body(m, *d, device);
   });
 }
@@ -711,6 +713,14 @@ const void* sparkdoc_fake_cuda_device_bytes(unsigned long long pointer, size_t s
   std::lock_guard lock(m.mutex);
   if (find_device(m, pointer, size) == nullptr) return nullptr;
   return reinterpret_cast<const void*>(static_cast<uintptr_t>(pointer));
+}
+
+// Test hook: how many calls of `symbol` ("cuMemcpyDtoH_v2") reached a context so far.
+long sparkdoc_fake_cuda_calls(const char* symbol) {
+  Memory& m = memory();
+  std::lock_guard lock(m.mutex);
+  auto it = m.calls.find(std::string_view(symbol == nullptr ? "" : symbol));
+  return it == m.calls.end() ? 0 : it->second;
 }
 
 // Test hook: the primary context's reference count on `device` (-1 for a device out of range).

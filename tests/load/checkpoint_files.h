@@ -80,6 +80,7 @@ class FakeCudaHooks {
         ::dlsym(handle_, "sparkdoc_fake_cuda_device_bytes"));
     retained_ =
         reinterpret_cast<int (*)(int)>(::dlsym(handle_, "sparkdoc_fake_cuda_primary_retained"));
+    calls_ = reinterpret_cast<long (*)(const char*)>(::dlsym(handle_, "sparkdoc_fake_cuda_calls"));
   }
   ~FakeCudaHooks() {
     if (handle_ != nullptr) ::dlclose(handle_);
@@ -92,6 +93,8 @@ class FakeCudaHooks {
     return p == nullptr ? std::string() : std::string(static_cast<const char*>(p), size);
   }
   int primary_retained(int device) const { return retained_ == nullptr ? -100 : retained_(device); }
+  // Calls of a driver function that reached a context so far.
+  long calls(const char* symbol) const { return calls_ == nullptr ? -100 : calls_(symbol); }
   // Every kind of live object is back to zero and no context is retained.
   bool all_released() const {
     for (const char* kind : {"device", "host", "registered", "streams", "events"}) {
@@ -105,6 +108,7 @@ class FakeCudaHooks {
   long (*live_)(const char*) = nullptr;
   const void* (*bytes_)(unsigned long long, size_t) = nullptr;
   int (*retained_)(int) = nullptr;
+  long (*calls_)(const char*) = nullptr;
 };
 
 // A fixture file for the fake: one device with `free_bytes` of memory, plus `errors`
