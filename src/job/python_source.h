@@ -6,7 +6,9 @@
 //
 // Function bodies are read like the module body (a call inside `def main():` counts), function
 // parameters' defaults are not calls. Any text is accepted; nesting deeper than 64 brackets or
-// calls is skipped and marked `truncated`. Never throws; about linear in the input.
+// calls is skipped and marked `truncated`, and so is what is left once 32 expressions per token
+// have been read (text shaped to make the reader go over it again and again). Never throws;
+// about linear in the input.
 #pragma once
 
 #include <string_view>

@@ -4,8 +4,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
 
+#include "core/fs.h"
 #include "job/python_source.h"
 #include "job/python_tokens.h"
 
@@ -226,6 +228,29 @@ TEST(PythonSource, DeepNestingIsCutNotFollowed) {
   PySource s = parse_python_source("y = f" + deep + "\nz = g(1)\n");
   EXPECT_TRUE(s.truncated);
   EXPECT_NE(find_call(s, "g"), nullptr) << "the next line is read";
+}
+
+// 597 bytes a fuzz campaign grew (tests/fixtures/job/rereading-brackets.py): brackets that make
+// nested comprehensions read one another again and again took 4 s under ASan. The reader stops
+// after 32 expressions per token and says so; a plain call after it on its own line still reads.
+TEST(PythonSource, TextThatMakesTheReaderGoOverItAgainIsCut) {
+  auto text = read_text(std::string(SPARKDOC_FIXTURES) + "/job/rereading-brackets.py");
+  ASSERT_TRUE(text) << text.error().message;
+  const auto started = std::chrono::steady_clock::now();
+  PySource s = parse_python_source(*text);
+  const auto took = std::chrono::steady_clock::now() - started;
+  EXPECT_TRUE(s.truncated);
+  EXPECT_LT(took, std::chrono::milliseconds(500));  // 4 s before; about 1 ms now
+  // Ordinary code never comes near the limit.
+  std::string recipe = "from unsloth import FastModel\n";
+  for (int k = 0; k < 200; ++k) {
+    recipe += "m" + std::to_string(k) +
+              " = FastModel.from_pretrained('x', load_in_4bit=[i for i "
+              "in range(3) if {a: b for a, b in d.items()}], **{'k': f(g(h(1)))})\n";
+  }
+  PySource ok = parse_python_source(recipe);
+  EXPECT_FALSE(ok.truncated);
+  EXPECT_EQ(ok.calls.size(), 200u * 6);
 }
 
 }  // namespace
