@@ -16,6 +16,7 @@
 #include "elf/dynamic.h"
 #include "elf/fatbin.h"
 #include "elf/listing.h"
+#include "elf/mapped_read.h"
 #include "elf/targets.h"
 
 namespace sparkdoc::audit {
@@ -71,13 +72,33 @@ std::map<std::string, std::string> torch_loaded(const Root& root, const SitePack
   return loaded;
 }
 
-NativeFile audit_file(const AuditOptions& options, const elf::LoaderModel& loader,
-                      const SitePackages& site, const std::string& relative) {
+// What tells two versions of a file apart without reading it (GNU tar compares a file's ctime
+// and size before and after reading it to warn "file changed as we read it"). Timestamps have
+// the kernel's clock tick as their grain, so a truncation and a rewrite to the same size within
+// one tick look the same: the guarded reads (elf/mapped_read.h) catch those that touched a
+// vanished page or met an early end.
+struct Stamp {
+  dev_t device = 0;
+  ino_t inode = 0;
+  off_t size = 0;
+  int64_t mtime_ns = 0;
+  int64_t ctime_ns = 0;
+  bool operator==(const Stamp&) const = default;
+};
+
+std::optional<Stamp> stamp_of(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  auto ns = [](const timespec& t) { return int64_t{t.tv_sec} * 1'000'000'000 + t.tv_nsec; };
+  return Stamp{st.st_dev, st.st_ino, st.st_size, ns(st.st_mtim), ns(st.st_ctim)};
+}
+
+NativeFile read_file(const elf::LoaderModel& loader, const SitePackages& site,
+                     const std::string& relative, const std::string& path) {
   NativeFile out;
   out.file = relative;
   out.package = owner_of(site, relative);
   const std::string machine_path = join_path(site.dir, relative);
-  const std::string path = options.root.path(machine_path);
   auto dynamic = elf::read_dynamic(path);
   if (!dynamic) {
     out.error = dynamic.error().message;
@@ -101,6 +122,26 @@ NativeFile audit_file(const AuditOptions& options, const elf::LoaderModel& loade
     return out;
   }
   out.gpu_code = builder.groups(builder.listed_section(*kind));
+  return out;
+}
+
+// One file, read as it was, or reported as changed during the read: an install beside the audit
+// truncates a file and writes it again in place (cp, an in-place build), or unlinks it and
+// writes a new one under its name (pip), and what was read of it then mixes versions (or
+// zeros, where a mapped page vanished) and is thrown away.
+NativeFile audit_file(const AuditOptions& options, const elf::LoaderModel& loader,
+                      const SitePackages& site, const std::string& relative) {
+  const std::string path = options.root.path(join_path(site.dir, relative));
+  const std::optional<Stamp> before = stamp_of(path);
+  const elf::ChangeWatch watch;
+  NativeFile out = read_file(loader, site, relative, path);
+  // A file absent before and there after (pip unlinks, then writes) changed too.
+  if (watch.changed() || stamp_of(path) != before) {
+    out.error = elf::changed_while_read(path) + "; run the audit again once installs have finished";
+    out.needs.clear();
+    out.gpu_code.clear();
+    out.changed_during_read = true;
+  }
   return out;
 }
 

@@ -4,9 +4,12 @@
 // the code runs on a GPU, and what that means per package, the checks judge
 // (checks/native_code.h).
 //
-// Reads only headers: the dynamic section and the fatbin headers of each file, mapped (a
-// few pages each), over a pool of threads. Never fails as a whole: a file that cannot be read
-// is an error of its own and the audit goes on.
+// Reads only headers: the dynamic section through libelf's mapping of each file (a few pages
+// each) and the fatbin headers with pread, over a pool of threads. Never fails as a whole: a
+// file that cannot be read is an error of its own and the audit goes on. A file truncated,
+// rewritten or replaced while it is read (an install beside the audit) is such an error, marked
+// NativeFile::changed_during_read: a page of the mapping that vanished reads as zeros instead
+// of killing the process with SIGBUS (elf/mapped_read.h), and what was read is thrown away.
 #pragma once
 
 #include <functional>
@@ -34,7 +37,9 @@ struct AuditOptions {
 };
 
 // Never fails as a whole: a folder that cannot be indexed is NativeAudit::error, a file that
-// cannot be read its NativeFile::error.
+// cannot be read its NativeFile::error (with changed_during_read when it changed under the read:
+// a SIGBUS absorbed, a read that met an early end, or a size, inode or timestamp that differ
+// after the read from before it).
 NativeAudit run_audit(const AuditOptions& options);
 
 }  // namespace sparkdoc::audit

@@ -12,6 +12,7 @@
 
 #include "core/fs.h"
 #include "elf/bytes.h"
+#include "elf/mapped_read.h"
 
 namespace sparkdoc::elf {
 namespace {
@@ -88,11 +89,17 @@ Result<std::span<const std::byte>> FileSource::fetch(uint64_t offset, uint64_t l
     const ssize_t n = ::pread(fd_, window.bytes.data() + done, static_cast<size_t>(want - done),
                               static_cast<off_t>(offset + done));
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int err = n < 0 ? errno : 0;
+    if (n == 0) {
+      // The end of the file came before the size fstat gave at open: it was truncated since.
+      window.bytes.clear();
+      note_changed();
+      return fail(changed_while_read(path_));
+    }
+    if (n < 0) {
+      const int err = errno;
       window.bytes.clear();
       return fail(fmt::format("{}: read of {} bytes at offset {:#x} failed: {}", path_, want,
-                              offset + done, err != 0 ? std::strerror(err) : "file shrank"));
+                              offset + done, std::strerror(err)));
     }
     done += static_cast<uint64_t>(n);
   }

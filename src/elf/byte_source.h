@@ -67,7 +67,9 @@ class FileSource final : public ByteSource {
   static constexpr uint64_t kWindowBytes = 2048;
 
   // Errors carry Why::kAbsent / kNoPermission from open(2); kError for anything that is not a
-  // regular file.
+  // regular file. The size is fstat's at open: a fetch that meets the end of the file before it
+  // (the file was truncated since) is changed_while_read's error, noted for the thread's
+  // ChangeWatch (mapped_read.h).
   static Result<FileSource> open(const std::string& path);
 
   FileSource(FileSource&& other) noexcept;

@@ -11,6 +11,7 @@
 
 #include "core/strings.h"
 #include "elf/elf_file.h"
+#include "elf/mapped_read.h"
 
 namespace sparkdoc::elf {
 namespace {
@@ -233,13 +234,7 @@ Result<DynamicInfo> dynamic_of(const ElfFile& file) {
 }  // namespace
 
 Result<DynamicInfo> read_dynamic(const std::string& path) {
-  try {
-    auto file = ElfFile::open(path);
-    if (!file) return tl::unexpected(std::move(file.error()));
-    return dynamic_of(*file);
-  } catch (const std::exception& e) {
-    return fail(fmt::format("{}: {}", path, e.what()));
-  }
+  return read_unless_changed(path, ElfFile::open, dynamic_of);
 }
 
 Result<DynamicInfo> parse_dynamic(const void* data, size_t size) {

@@ -27,7 +27,8 @@ namespace sparkdoc::elf {
 
 // Reads the file at `path` (mapped, not copied: only the pages holding the headers, the dynamic
 // section and the strings it names are read, whatever the file's size).
-// Errors: Why::kAbsent / kNoPermission when the file cannot be opened, kError otherwise.
+// Errors: Why::kAbsent / kNoPermission when the file cannot be opened, kError otherwise; a file
+// truncated while it is read gives changed_while_read's error (mapped_read.h), never a crash.
 Result<DynamicInfo> read_dynamic(const std::string& path);
 
 // The same for an image already in memory (the fuzzer's entry point). The bytes are copied

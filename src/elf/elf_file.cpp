@@ -72,14 +72,20 @@ Result<bool> check_kind(Elf* elf, const std::string& name) {
 
 }  // namespace
 
-ElfFile::ElfFile(std::string name, int fd, Elf* elf, std::vector<char> image)
-    : name_(std::move(name)), fd_(fd), elf_(elf), image_(std::move(image)) {}
+ElfFile::ElfFile(std::string name, int fd, Elf* elf, std::vector<char> image,
+                 std::optional<MappedReadGuard> guard)
+    : name_(std::move(name)),
+      fd_(fd),
+      elf_(elf),
+      image_(std::move(image)),
+      guard_(std::move(guard)) {}
 
 ElfFile::ElfFile(ElfFile&& other) noexcept
     : name_(std::move(other.name_)),
       fd_(std::exchange(other.fd_, -1)),
       elf_(std::exchange(other.elf_, nullptr)),
-      image_(std::move(other.image_)) {}
+      image_(std::move(other.image_)),
+      guard_(std::exchange(other.guard_, std::nullopt)) {}
 
 ElfFile& ElfFile::operator=(ElfFile&& other) noexcept {
   if (this != &other) {
@@ -88,6 +94,7 @@ ElfFile& ElfFile::operator=(ElfFile&& other) noexcept {
     fd_ = std::exchange(other.fd_, -1);
     elf_ = std::exchange(other.elf_, nullptr);
     image_ = std::move(other.image_);
+    guard_ = std::exchange(other.guard_, std::nullopt);
   }
   return *this;
 }
@@ -101,6 +108,7 @@ void ElfFile::close() {
   elf_ = nullptr;
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
+  guard_.reset();  // after elf_end, which unmaps the file
 }
 
 std::string ElfFile::libelf_error(std::string_view what) const {
@@ -115,8 +123,13 @@ Result<ElfFile> ElfFile::open(const std::string& path) {
   if (!opened) return tl::unexpected(std::move(opened.error()));
   int fd = opened->release();
   // ELF_C_READ_MMAP: pages are faulted in on demand, and libelf points into the mapping
-  // instead of copying sections whose byte order and alignment already match the host.
-  ElfFile file(path, fd, elf_begin(fd, ELF_C_READ_MMAP, nullptr), {});
+  // instead of copying sections whose byte order and alignment already match the host. The
+  // guard comes first: elf_begin itself reads the header (and, with extended numbering, the
+  // first section header) from the new mapping, and the file may already be shorter than the
+  // size it took.
+  MappedReadGuard guard;
+  Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
+  ElfFile file(path, fd, elf, {}, std::move(guard));
   auto kind = check_kind(file.elf_, path);
   if (!kind) return tl::unexpected(std::move(kind.error()));
   return file;
@@ -127,7 +140,7 @@ Result<ElfFile> ElfFile::from_memory(const void* data, size_t size, std::string 
   if (data == nullptr || size == 0) return fail(fmt::format("{}: empty, not an ELF file", name));
   std::vector<char> image(static_cast<const char*>(data), static_cast<const char*>(data) + size);
   Elf* elf = elf_memory(image.data(), image.size());
-  ElfFile file(std::move(name), -1, elf, std::move(image));
+  ElfFile file(std::move(name), -1, elf, std::move(image), std::nullopt);
   auto kind = check_kind(file.elf_, file.name_);
   if (!kind) return tl::unexpected(std::move(kind.error()));
   return file;

@@ -10,6 +10,7 @@
 #include "elf/byte_source.h"
 #include "elf/bytes.h"
 #include "elf/cubin_source.h"
+#include "elf/mapped_read.h"
 #include "elf/sections.h"
 
 namespace sparkdoc::elf {
@@ -340,23 +341,16 @@ Result<GpuCode> parse_fatbin_section(const void* data, size_t size, FatbinSectio
 }
 
 Result<GpuCode> read_gpu_code(const std::string& path) {
-  try {
-    auto file = FileSource::open(path);
-    if (!file) return tl::unexpected(std::move(file.error()));
-    return gpu_code_of(*file, path, [&] { return read_sections(path); });
-  } catch (const std::exception& e) {
-    return fail(fmt::format("{}: {}", path, e.what()));
-  }
+  return read_unless_changed(path, FileSource::open, [&](FileSource& file) {
+    return gpu_code_of(file, path, [&] { return read_sections(path); });
+  });
 }
 
 Result<GpuFileKind> scan_gpu_code(const std::string& path, const GpuCodeSink& sink) {
-  try {
-    auto file = FileSource::open(path);
-    if (!file) return tl::unexpected(std::move(file.error()));
-    return scan(*file, path, [&] { return read_sections(path); }, sink);
-  } catch (const std::exception& e) {
-    return fail(fmt::format("{}: {}", path, e.what()));
-  }
+  return read_unless_changed(path, FileSource::open, [&](FileSource& file) {
+    auto sections = [&] { return read_sections(path); };
+    return scan(file, path, sections, sink);
+  });
 }
 
 Result<GpuCode> parse_gpu_code(std::span<const std::byte> image, std::string_view name) {

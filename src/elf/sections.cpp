@@ -4,6 +4,7 @@
 #include <gelf.h>
 
 #include "elf/elf_file.h"
+#include "elf/mapped_read.h"
 
 namespace sparkdoc::elf {
 namespace {
@@ -37,13 +38,7 @@ Result<std::vector<SectionInfo>> sections_of(const ElfFile& file) {
 }  // namespace
 
 Result<std::vector<SectionInfo>> read_sections(const std::string& path) {
-  try {
-    auto file = ElfFile::open(path);
-    if (!file) return tl::unexpected(std::move(file.error()));
-    return sections_of(*file);
-  } catch (const std::exception& e) {
-    return fail(fmt::format("{}: {}", path, e.what()));
-  }
+  return read_unless_changed(path, ElfFile::open, sections_of);
 }
 
 Result<std::vector<SectionInfo>> parse_sections(const void* data, size_t size) {

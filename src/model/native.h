@@ -78,6 +78,9 @@ struct NativeFile {
   std::string error;    // set when the file could not be read; nothing else is then
   std::vector<LibraryNeed> needs;
   std::vector<CodeGroup> gpu_code;  // empty: no GPU code
+  // With error: the file changed while it was read (an install beside the audit truncated,
+  // rewrote or replaced it), so reading it again once installs are done may succeed.
+  bool changed_during_read = false;
   bool operator==(const NativeFile&) const = default;
 };
 

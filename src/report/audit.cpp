@@ -88,10 +88,18 @@ json package_json(const PackageVerdict& p) {
           {"errors", p.errors}};
 }
 
+// Files whose error is that they changed while they were read (an install beside the audit).
+size_t changed_during_read(const audit::NativeAudit& facts) {
+  return static_cast<size_t>(
+      std::count_if(facts.files.begin(), facts.files.end(),
+                    [](const audit::NativeFile& f) { return f.changed_during_read; }));
+}
+
 json file_json(const audit::NativeFile& f, const checks::FileVerdict& v) {
   json j{{"file", f.file}, {"package", f.package}};
   if (!f.error.empty()) {
     j["error"] = f.error;
+    j["changed_during_read"] = f.changed_during_read;
     return j;
   }
   json needs = json::array();
@@ -132,11 +140,17 @@ std::string render_audit_text(const audit::NativeAudit& facts, const NativeVerdi
   std::string target = !v.target
                            ? "no target GPU (GPU code listed, not judged; --arch 12.1 judges it)"
                            : fmt::format("target {} ({})", target_text(v), v.target->source);
+  const size_t changed = changed_during_read(facts);
   out += fmt::format(
-      "{}; torch CUDA {}; {} shared objects, {} with GPU code, {} unreadable; "
+      "{}; torch CUDA {}; {} shared objects, {} with GPU code, {} unreadable{}; "
       "{:.0f} ms\n\n",
       target, facts.torch_cuda.empty() ? "unknown" : facts.torch_cuda, v.files, v.gpu_files,
-      v.errors, facts.elapsed_ms);
+      v.errors,
+      changed == 0 ? ""
+                   : fmt::format(" ({} changed while being read: run the audit again once "
+                                 "installs have finished)",
+                                 changed),
+      facts.elapsed_ms);
   std::vector<const PackageVerdict*> shown;
   for (const PackageVerdict& p : v.packages) {
     if (options.all || !p.notes.empty() || p.gpu_files > 0 || !p.errors.empty()) {
@@ -186,6 +200,7 @@ json render_audit_json(const audit::NativeAudit& facts, const NativeVerdict& v) 
                {"files", v.files},
                {"gpu_files", v.gpu_files},
                {"errors", v.errors},
+               {"changed_during_read", changed_during_read(facts)},
                {"elapsed_ms", facts.elapsed_ms},
                {"packages", std::move(packages)}};
   json files = json::array();

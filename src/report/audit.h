@@ -2,6 +2,9 @@
 // Text: a header, one line per package worth a look (FAIL, WARN, INFO, or with GPU code; every
 // package with `all`), its notes indented below, and a closing count. JSON: {"audit": the
 // summary per package, "files": every file's needs and GPU code}; keys are public, append only.
+// A file that changed while it was read (an install beside the audit) is unreadable with its
+// reason, counted in the header ("N changed while being read") and in "changed_during_read" of
+// the summary, and marked "changed_during_read": true among the files.
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
