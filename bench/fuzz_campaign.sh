@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # A fuzz campaign over many cores: each target runs as several libFuzzer processes (different
 # seeds, a corpus copy each) for a fixed time, then their corpora are merged and minimised
-# (-merge=1) into one. Prints one line per target: executions summed over its processes, the
-# crashes (artifacts) found, and the minimised corpus size. docs/BENCHMARKS.md records the runs.
+# (-merge=1) into one. Prints one line per target: executions summed over its processes and the
+# crashes (artifacts) found; then the minimised corpus sizes. docs/BENCHMARKS.md records the runs.
 #
 #   bench/fuzz_campaign.sh BIN_DIR CORPUS_DIR OUT SECONDS TARGET:PROCESSES...
 #
@@ -30,7 +30,8 @@ for spec in "$@"; do
 done
 wait
 
-printf '%-26s %14s %8s %8s\n' target executions crashes corpus
+# The counts first, so that a call cut short while merging still has them.
+printf '%-26s %14s %8s\n' target executions crashes
 for spec in "$@"; do
   target=${spec%%:*} processes=${spec##*:}
   runs=0
@@ -39,12 +40,20 @@ for spec in "$@"; do
       grep -Eo '[0-9]+$' || echo 0)
     runs=$((runs + n))
   done
-  crashes=$(find "$out/artifacts" -name "$target.*" | wc -l)
-  merged="$out/merged/$target"
-  rm -rf "$merged" && mkdir -p "$merged"
-  dirs=()
-  for ((p = 0; p < processes; p++)); do dirs+=("$out/work/$target.$p"); done
-  "$bin/$target" -merge=1 -max_len=4096 "$merged" "${dirs[@]}" >"$out/logs/$target.merge.log" 2>&1
-  rm -rf "$out/corpus/$target" && mv "$merged" "$out/corpus/$target"
-  printf '%-26s %14d %8d %8d\n' "$target" "$runs" "$crashes" "$(ls "$out/corpus/$target" | wc -l)"
+  printf '%-26s %14d %8d\n' "$target" "$runs" "$(find "$out/artifacts" -name "$target.*" | wc -l)"
 done
+
+# Then each target's corpora merged and minimised, all targets at once.
+for spec in "$@"; do
+  target=${spec%%:*} processes=${spec##*:}
+  (
+    merged="$out/merged/$target"
+    rm -rf "$merged" && mkdir -p "$merged"
+    dirs=()
+    for ((p = 0; p < processes; p++)); do dirs+=("$out/work/$target.$p"); done
+    "$bin/$target" -merge=1 -max_len=4096 "$merged" "${dirs[@]}" >"$out/logs/$target.merge.log" 2>&1
+    rm -rf "$out/corpus/$target" && mv "$merged" "$out/corpus/$target"
+    echo "$target: minimised corpus of $(ls "$out/corpus/$target" | wc -l) inputs"
+  ) &
+done
+wait
