@@ -58,7 +58,7 @@ int run_check(const CheckFlags& flags) {
   }
   Workload workload;
   if (!flags.need.empty()) {
-    auto bytes = parse_size(flags.need);
+    auto bytes = parse_memory_size(flags.need);
     if (!bytes) {
       std::cerr << "sparkdoc check: --need: " << bytes.error().message << "\n";
       return kExitUsage;

@@ -90,7 +90,7 @@ int run_clean(const CleanFlags& flags) {
   if (flags.restore) return run_restore(flags, options.machine);
 
   if (!flags.need.empty()) {
-    auto bytes = parse_size(flags.need);
+    auto bytes = parse_memory_size(flags.need);
     if (!bytes) {
       std::cerr << "sparkdoc clean: --need: " << bytes.error().message << "\n";
       return kExitUsage;

@@ -47,7 +47,7 @@ struct PlanFlags {
 // Available memory: --available, a recorded snapshot, or this machine (G3's headroom rule).
 std::optional<plan::Available> available_memory(const PlanFlags& flags, std::string& error) {
   if (!flags.available.empty()) {
-    auto bytes = parse_size(flags.available);
+    auto bytes = parse_memory_size(flags.available);
     if (!bytes) {
       error = "--available: " + bytes.error().message;
       return std::nullopt;

@@ -56,6 +56,19 @@ Result<uint64_t> parse_size(std::string_view text) {
   return static_cast<uint64_t>(std::llround(bytes));
 }
 
+Result<uint64_t> parse_memory_size(std::string_view text) {
+  auto quantity = split_quantity(text, "size");
+  if (!quantity) return tl::unexpected(quantity.error());
+  if (quantity->unit.empty()) {
+    std::string number(trim(text));
+    return fail(
+        fmt::format("'{}' has no unit: write {}GB (decimal, as sparkdoc prints sizes) or "
+                    "{}GiB; a bare number would be {} bytes",
+                    number, number, number, number));
+  }
+  return parse_size(text);
+}
+
 Result<double> parse_duration_s(std::string_view text) {
   auto quantity = split_quantity(text, "duration");
   if (!quantity) return tl::unexpected(quantity.error());

@@ -27,6 +27,11 @@ constexpr uint64_t mul_saturating(uint64_t a, uint64_t b) {
 // "70GB", "70 GB", "70G" (decimal), "64GiB", "512MiB", "1.5TB", "123456" (bytes).
 Result<uint64_t> parse_size(std::string_view text);
 
+// parse_size for a memory amount a person types (check --need, clean --need, plan --available):
+// the same, except that a bare number is refused, since "--need 70" meant 70 GB and read as 70
+// bytes, which every machine has. The error says what to write ("70GB" or "70GiB").
+Result<uint64_t> parse_memory_size(std::string_view text);
+
 // "1s", "500ms", "10m", "2h", "1d", "1.5" (seconds) -> seconds. Errors: no number, a negative
 // number, an unknown unit, or more than a year.
 Result<double> parse_duration_s(std::string_view text);

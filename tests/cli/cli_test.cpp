@@ -178,6 +178,10 @@ TEST(Cli, SnapshotDiffNamesEveryDifferingReading) {
 TEST(Cli, UsageErrorsExitTwo) {
   EXPECT_EQ(run("check --only G99").status, 2);
   EXPECT_EQ(run("check --need lots").status, 2);
+  // A bare number was 70 bytes and passed G3 on any machine (issue 18).
+  const auto bare = run("check --need 70 --snapshot " + fixture("gb10-healthy-ngc.json"));
+  EXPECT_EQ(bare.status, 2) << bare.out;
+  EXPECT_THAT(bare.out, ::testing::HasSubstr("--need: '70' has no unit: write 70GB"));
   EXPECT_EQ(run("check --snapshot /nonexistent/file.json").status, 2);
   const auto unknown = run("frobnicate");
   EXPECT_EQ(unknown.status, 2);

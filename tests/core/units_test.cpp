@@ -14,6 +14,18 @@ TEST(ParseSize, DecimalAndBinaryUnits) {
   EXPECT_EQ(parse_size("123456").value(), 123456u);
 }
 
+// Issue 18: "--need 70" read as 70 bytes passed every check silently.
+TEST(ParseMemorySize, ABareNumberIsRefusedWithWhatToWrite) {
+  auto bare = parse_memory_size("70");
+  ASSERT_FALSE(bare);
+  EXPECT_EQ(bare.error().message,
+            "'70' has no unit: write 70GB (decimal, as sparkdoc prints sizes) or 70GiB; a bare "
+            "number would be 70 bytes");
+  EXPECT_EQ(parse_memory_size("70GB").value(), 70 * kGB);
+  EXPECT_EQ(parse_memory_size(" 64 GiB ").value(), 64 * kGiB);
+  EXPECT_FALSE(parse_memory_size("lots"));
+}
+
 TEST(ParseSize, RejectsGarbage) {
   EXPECT_FALSE(parse_size(""));
   EXPECT_FALSE(parse_size("GB"));
