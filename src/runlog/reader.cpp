@@ -396,12 +396,14 @@ void add_record(RunLog& log, Record&& record) {
 }
 
 // One whole line; `where` is "watch.jsonl line 7".
-void add_line(RunLog& log, const json& object, const std::string& where) {
+// `source` line `number` as a record; a problem named "watch.jsonl line 12: ..." when it is none
+// (the name is made only then: a long log has a million good lines).
+void add_line(RunLog& log, const json& object, std::string_view source, size_t number) {
   auto record = record_of(object, Mode::kTolerant);
   if (record) {
     add_record(log, std::move(*record));
   } else {
-    log.problems.push_back(where + ": " + record.error().message);
+    log.problems.push_back(fmt::format("{} line {}: {}", source, number, record.error().message));
   }
 }
 
@@ -429,7 +431,7 @@ Result<Record> parse_line(std::string_view line, Mode mode) {
   }
 }
 
-namespace {
+namespace detail {
 
 // Cuts a log into lines as its bytes arrive, holding at most kLogMaxLineBytes of one line: a
 // longer line (no line sparkdoc writes comes near it) is skipped to its end and counted, so a
@@ -479,10 +481,9 @@ class LineReader {
                       "at the end); skipped",
                       source_, number_ + 1, kLogMaxLineBytes, overlong_bytes_));
     } else if (!partial_.empty()) {
-      std::string where = fmt::format("{} line {}", source_, number_ + 1);
       // Only a whole object counts.
       if (auto object = parse_object(partial_)) {
-        add_line(log_, *object, where);
+        add_line(log_, *object, source_, number_ + 1);
       } else {
         log_.truncated_bytes += partial_.size();
       }
@@ -497,11 +498,10 @@ class LineReader {
     ++number_;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.empty()) return;
-    std::string where = fmt::format("{} line {}", source_, number_);
     if (auto object = parse_object(line)) {
-      add_line(log_, *object, where);
+      add_line(log_, *object, source_, number_);
     } else {
-      log_.problems.push_back(where + ": not a JSON object");
+      log_.problems.push_back(fmt::format("{} line {}: not a JSON object", source_, number_));
     }
   }
 
@@ -512,6 +512,12 @@ class LineReader {
   uint64_t overlong_bytes_ = 0;
   size_t number_ = 0;
 };
+
+}  // namespace detail
+
+namespace {
+
+using detail::LineReader;
 
 // Reads a log file into `log` in chunks, up to kLogMaxBytes.
 Result<void> read_log_file(RunLog& log, const std::string& path, std::string_view source) {
@@ -608,27 +614,26 @@ Result<RunLog> read_log(const std::string& path) {
   return log;
 }
 
+LogFollower::LogFollower(std::string path)
+    : path_(std::move(path)),
+      source_(base_name(path_)),
+      lines_(std::make_unique<LineReader>(log_, source_)) {}
+LogFollower::~LogFollower() = default;
+
 size_t LogFollower::poll() {
   auto fd = open_regular_file(path_);
   if (!fd) return 0;
-  std::string added;
+  const size_t before = log_.samples.size() + log_.events.size();
   if (::lseek(fd->get(), static_cast<off_t>(offset_), SEEK_SET) >= 0) {
     char buf[65536];
     for (;;) {
       ssize_t n = ::read(fd->get(), buf, sizeof buf);
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) break;
-      added.append(buf, static_cast<size_t>(n));
+      offset_ += static_cast<uint64_t>(n);
+      lines_->feed(std::string_view(buf, static_cast<size_t>(n)));
     }
   }
-  offset_ += added.size();
-  partial_ += added;
-  size_t last_newline = partial_.rfind('\n');
-  if (last_newline == std::string::npos) return 0;
-  std::string complete = partial_.substr(0, last_newline + 1);
-  partial_.erase(0, last_newline + 1);
-  size_t before = log_.samples.size() + log_.events.size();
-  parse_log_into(log_, complete, base_name(path_));
   return log_.samples.size() + log_.events.size() - before;
 }
 

@@ -28,6 +28,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -74,11 +75,20 @@ inline constexpr size_t kLogMaxBytes = size_t{2} << 30;
 inline constexpr size_t kLogMaxLineBytes = size_t{1} << 20;
 Result<RunLog> read_log(const std::string& path);
 
+namespace detail {
+class LineReader;  // reader.cpp: a log cut into lines as its bytes arrive
+}
+
 // Follows a log that another process is appending to: each poll() reads what was added since
 // the last one and parses its complete lines; an unfinished last line waits for the next poll.
+// Lines are cut as read_log cuts them: numbered from the file's start across polls, and a line
+// over kLogMaxLineBytes skipped without being held.
 class LogFollower {
  public:
-  explicit LogFollower(std::string path) : path_(std::move(path)) {}
+  explicit LogFollower(std::string path);
+  ~LogFollower();
+  LogFollower(const LogFollower&) = delete;  // its line reader points at log_
+  LogFollower& operator=(const LogFollower&) = delete;
   // Parses new complete lines into log(). Returns how many samples and events they added; a
   // missing file adds nothing (the writer may not have started yet).
   size_t poll();
@@ -86,9 +96,10 @@ class LogFollower {
 
  private:
   std::string path_;
+  std::string source_;  // the file's name, as problems name it
   uint64_t offset_ = 0;
-  std::string partial_;
   RunLog log_;
+  std::unique_ptr<detail::LineReader> lines_;
 };
 
 }  // namespace sparkdoc::runlog

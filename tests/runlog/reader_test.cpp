@@ -278,5 +278,31 @@ TEST(LogFollower, ReadsOnlyWholeLinesAndPicksUpTheRest) {
   EXPECT_EQ(follower.poll(), 0u);
 }
 
+// The follower cuts lines as read_log does: a damaged line is named by its line in the file, not
+// in the poll that read it, and a line longer than any record is skipped, not held.
+TEST(LogFollower, NumbersLinesAcrossPollsAndSkipsAnOverlongLine) {
+  sys::testing::TempTree tree;
+  std::string path = tree.path() + "/watch.jsonl";
+  LogFollower follower(path);
+  {
+    std::ofstream out(path);
+    out << "{\"type\":\"sample\",\"ts\":1}\n";
+  }
+  EXPECT_EQ(follower.poll(), 1u);
+  {
+    std::ofstream out(path, std::ios::app);
+    out << "oops\n" << std::string(kLogMaxLineBytes + 10, 'x');
+  }
+  EXPECT_EQ(follower.poll(), 0u);
+  {
+    std::ofstream out(path, std::ios::app);
+    out << "\n{\"type\":\"sample\",\"ts\":2}\n";
+  }
+  EXPECT_EQ(follower.poll(), 1u);
+  ASSERT_EQ(follower.log().problems.size(), 2u);
+  EXPECT_THAT(follower.log().problems[0], HasSubstr("watch.jsonl line 2: not a JSON object"));
+  EXPECT_THAT(follower.log().problems[1], HasSubstr("watch.jsonl line 3: longer than"));
+}
+
 }  // namespace
 }  // namespace sparkdoc::runlog
