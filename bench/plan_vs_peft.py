@@ -12,7 +12,6 @@ for each method variant compares what PEFT's get_nb_trainable_parameters() repor
         --out results/
 """
 import argparse
-import copy
 import json
 import os
 import statistics
@@ -24,12 +23,7 @@ import traceback
 
 import torch
 import transformers
-from peft import LoraConfig, get_peft_model
 
-try:
-    from peft.tuners.lora import LoraLayer
-except Exception:  # noqa: BLE001
-    LoraLayer = None
 
 DTYPES = {
     torch.bfloat16: ("BF16", 2), torch.float16: ("F16", 2), torch.float32: ("F32", 4),
@@ -198,19 +192,8 @@ def expert_parameters(model):
 
 
 def peft_count(model, variant):
-    if variant["method"] == "full":
-        total = sum(p.numel() for p in model.parameters())
-        return {"trainable": total, "all": total, "modules": 0}
-    kwargs = dict(r=variant["r"], lora_alpha=variant["r"], lora_dropout=0.0, bias="none")
-    kwargs["target_modules"] = "all-linear" if variant["targets"] == "all-linear" else variant["targets"]
-    if variant.get("target_parameters"):
-        kwargs["target_parameters"] = variant["target_parameters"]
-    m = copy.deepcopy(model)
-    with torch.device("meta"):
-        pm = get_peft_model(m, LoraConfig(**kwargs))
-    trainable, allp = pm.get_nb_trainable_parameters()
-    modules = sum(1 for mod in pm.modules() if LoraLayer is not None and isinstance(mod, LoraLayer))
-    return {"trainable": int(trainable), "all": int(allp), "modules": modules}
+    from plan_sweep import peft_count_named
+    return peft_count_named(model, variant)[0]
 
 
 def sparkdoc_count(binary, directory, variant):
