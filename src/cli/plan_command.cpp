@@ -38,14 +38,23 @@ struct PlanFlags {
   std::string dtype;
   std::string snapshot_file;
   std::string available;
+  std::string cuda_context;
+  std::string attention = "sdpa";
   bool no_memory = false;
   bool strict_size = false;
   bool json = false;
   bool timing = false;
 };
 
-// Available memory: --available, a recorded snapshot, or this machine (G3's headroom rule).
-std::optional<plan::Available> available_memory(const PlanFlags& flags, std::string& error) {
+// The machine planned for: its available memory (--available, a recorded snapshot, or this
+// machine by G3's headroom rule) and, when a machine was read, its platform.
+struct Machine {
+  std::optional<plan::Available> available;
+  std::optional<facts::Platform> platform;
+};
+
+std::optional<plan::Available> available_memory(const PlanFlags& flags, Machine& machine,
+                                                std::string& error) {
   if (!flags.available.empty()) {
     auto bytes = parse_memory_size(flags.available);
     if (!bytes) {
@@ -71,10 +80,35 @@ std::optional<plan::Available> available_memory(const PlanFlags& flags, std::str
     options.cuda_devices_always = false;
     s = capture(options);
   }
-  auto h = facts::compute_headroom(s, facts::classify_platform(s));
+  machine.platform = facts::classify_platform(s);
+  auto h = facts::compute_headroom(s, *machine.platform);
   if (!h) return std::nullopt;
   return plan::Available{h->bytes > 0 ? static_cast<uint64_t>(h->bytes) : 0,
                          fmt::format("{}: {}", source, h->rule)};
+}
+
+// The CUDA context's bytes and where they come from: --cuda-context, else by the platform read
+// (a new context takes ~8 GB of GB10's unified pool, 000 §6 and §10; ~1 GiB on the H200), else
+// GB10's figure, since a Spark is what is planned for.
+std::string set_cuda_context(const PlanFlags& flags, const Machine& machine,
+                             plan::PlanRequest& req) {
+  const plan::Constants k = plan::default_constants();
+  if (!flags.cuda_context.empty()) {
+    auto bytes = parse_memory_size(flags.cuda_context);
+    if (!bytes) return "--cuda-context: " + bytes.error().message;
+    req.setup.cuda_context_bytes = *bytes;
+    req.cuda_context_source = "--cuda-context";
+  } else if (machine.platform && !machine.platform->unified_memory()) {
+    req.setup.cuda_context_bytes = k.cuda_context_bytes;
+    req.cuda_context_source = "discrete GPU: torch's context as measured on the H200";
+  } else {
+    req.setup.cuda_context_bytes = k.gb10_cuda_context_bytes;
+    req.cuda_context_source =
+        machine.platform ? "unified memory: ~8 GB for a new CUDA context on GB10 (000 §6, §10)"
+                         : "no machine read: GB10's ~8 GB for a new CUDA context (000 §6, §10); "
+                           "--cuda-context sets it";
+  }
+  return "";
 }
 
 int run_plan(const PlanFlags& flags) {
@@ -123,7 +157,28 @@ int run_plan(const PlanFlags& flags) {
     return kExitUsage;
   }
   req.setup.loader = flags.loader == "mmap" ? plan::LoadMethod::kMmap : plan::LoadMethod::kSparkdoc;
+  if (flags.attention != "sdpa" && flags.attention != "eager") {
+    std::cerr << me << ": --attention: sdpa or eager\n";
+    return kExitUsage;
+  }
+  req.setup.attention =
+      flags.attention == "sdpa" ? plan::Attention::kSdpa : plan::Attention::kEager;
   req.dtype_override = flags.dtype;
+
+  // The machine first: its platform sets the CUDA context the budget counts.
+  Machine machine;
+  if (!flags.no_memory) {
+    std::string error;
+    machine.available = available_memory(flags, machine, error);
+    if (!error.empty()) {
+      std::cerr << me << ": " << error << "\n";
+      return kExitUsage;
+    }
+  }
+  if (auto error = set_cuda_context(flags, machine, req); !error.empty()) {
+    std::cerr << me << ": " << error << "\n";
+    return kExitUsage;
+  }
 
   auto t0 = std::chrono::steady_clock::now();
   std::string path = plan::locate_model(flags.model, plan::hub_cache_roots());
@@ -135,15 +190,7 @@ int run_plan(const PlanFlags& flags) {
     return kExitUsage;
   }
   auto t1 = std::chrono::steady_clock::now();
-  if (!flags.no_memory) {
-    std::string error;
-    auto available = available_memory(flags, error);
-    if (!error.empty()) {
-      std::cerr << me << ": " << error << "\n";
-      return kExitUsage;
-    }
-    if (available) plan::judge_fit(*p, *available);
-  }
+  if (machine.available) plan::judge_fit(*p, *machine.available);
   double plan_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
   if (flags.json) {
     nlohmann::json j = plan::render_plan_json(*p);
@@ -169,11 +216,13 @@ std::function<int()> add_plan_command(CLI::App& app) {
       "in the cache), counts parameters exactly as PEFT's get_nb_trainable_parameters() (or "
       "Unsloth) reports them, and budgets weights, adapters, gradients, optimizer states, "
       "activations and the load-time peak against the memory available (this machine, a "
-      "snapshot, or --available). Exit 0 fits (or no memory figure), 1 does not fit, 2 usage.\n"
+      "snapshot, or --available). Training and the load must both fit. Exit 0 fits (or no memory "
+      "figure), 1 does not fit (training or the load), 2 usage.\n"
       "Examples:\n"
       "  sparkdoc plan ~/models/Qwen3.5-35B-A3B --lora 32 --experts --optim adamw_8bit \\\n"
       "      --seq 2048 --batch 2 --grad-ckpt\n"
-      "  sparkdoc plan nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16 --lora 32 --framework unsloth \\\n"
+      "  sparkdoc plan nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16 --lora 32 --framework unsloth "
+      "\\\n"
       "      --targets q_proj,k_proj,v_proj,o_proj,in_proj,out_proj,up_proj,down_proj\n"
       "  sparkdoc plan MODEL --full --snapshot spark.json --json");
   cmd->add_option("model", flags->model, "Model folder, .safetensors file, index, cache entry")
@@ -222,6 +271,14 @@ std::function<int()> add_plan_command(CLI::App& app) {
       ->type_name("FILE");
   cmd->add_option("--available", flags->available, "Judge against this much memory (e.g. 110GB)")
       ->type_name("SIZE");
+  cmd->add_option("--cuda-context", flags->cuda_context,
+                  "Bytes a new CUDA context takes (default: ~8 GB on GB10 and when no machine is "
+                  "read, 1 GiB on a discrete GPU)")
+      ->type_name("SIZE");
+  cmd->add_option("--attention", flags->attention,
+                  "sdpa (default: SDPA, flash or xformers kernels) or eager (attn_implementation="
+                  "\"eager\": the seq^2 scores are counted)")
+      ->type_name("NAME");
   cmd->add_flag("--no-memory", flags->no_memory, "Count and budget only; no verdict");
   cmd->add_flag("--strict-size", flags->strict_size,
                 "Require every shard to hold all its data (default: headers suffice)");

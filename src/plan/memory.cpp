@@ -203,6 +203,9 @@ std::optional<Optimizer> parse_optimizer(std::string_view s) {
 std::string_view load_method_name(LoadMethod l) {
   return l == LoadMethod::kMmap ? "mmap" : "sparkdoc";
 }
+std::string_view attention_name(Attention a) {
+  return a == Attention::kSdpa ? "sdpa" : "eager";
+}
 
 Constants default_constants() { return Constants{}; }
 
@@ -293,7 +296,11 @@ Budget compute_budget(const ModelView& model, const LoraCount* lora, const Train
   }
   Activations& act = b.activations;
   uint64_t expert_layer_elems_max = 0, expert_elems_total = 0;
+  uint64_t attention_layers = 0;
   for (const auto& [i, parts] : layers) {
+    for (const auto& [parent, ms] : parts.by_parent) {
+      if (find_leaf(ms, "q_proj") && find_leaf(ms, "k_proj")) ++attention_layers;
+    }
     auto per = static_cast<uint64_t>(
         std::llround(static_cast<double>(layer_bytes_per_token(parts, c, full, rank,
                                                                 w.framework)) *
@@ -329,28 +336,53 @@ Budget compute_budget(const ModelView& model, const LoraCount* lora, const Train
   if (lora && w.framework == Framework::kPeft && expert_elems_total > 0) {
     act.expert_delta = 8 * expert_layer_elems_max;
   }
+  // Eager attention: softmax(QK^T) in fp32 then cast, so each attention layer saves its bf16
+  // probabilities (2 B per score) and the layer being computed holds fp32 scores, their softmax
+  // and, in backward, their gradient (6 B more per score). b·heads·s² scores per layer.
+  uint64_t scores = 0, saved_scores = 0;
+  if (w.attention == Attention::kEager && attention_layers > 0) {
+    uint64_t per_layer = std::max<uint64_t>(c.num_attention_heads, 1) * w.seq * tokens;
+    scores = 6 * per_layer;
+    saved_scores = 2 * per_layer;
+  }
   uint64_t hidden_grad = tokens * 2 * hidden * 2;
   act.without_ckpt = tokens * act.per_token_layers + act.loss_head +
-                     (act.expert_delta ? 2 * expert_elems_total + act.expert_delta : 0);
+                     (act.expert_delta ? 2 * expert_elems_total + act.expert_delta : 0) +
+                     attention_layers * saved_scores + scores;
   act.with_ckpt = tokens * act.per_token_checkpoint +
                   std::max(act.loss_head, tokens * act.per_token_max_layer + hidden_grad +
-                                              2 * act.expert_delta);
+                                              2 * act.expert_delta + saved_scores + scores);
   b.activations_used = w.grad_ckpt ? act.with_ckpt : act.without_ckpt;
+  // Checkpointed, one layer's scores are alive at a time; otherwise every layer keeps its own.
+  act.attention_scores =
+      w.grad_ckpt ? saved_scores + scores : attention_layers * saved_scores + scores;
 
   uint64_t fixed = b.weights + b.adapter + b.optimizer;
   uint64_t during_backward = b.activations_used + (full ? 0 : b.gradients);
   uint64_t at_step = b.gradients + b.step_transient;
-  b.peak_allocated = fixed + std::max(during_backward, at_step);
-  b.allocator_slack = static_cast<uint64_t>(
-      std::llround(static_cast<double>(b.peak_allocated) * k.allocator_slack));
+  uint64_t dynamic = std::max(during_backward, at_step);
+  b.peak_allocated = fixed + dynamic;
+  b.allocator_slack =
+      static_cast<uint64_t>(std::llround(static_cast<double>(dynamic) * k.allocator_slack));
   b.peak_reserved = b.peak_allocated + b.allocator_slack;
-  b.cuda_context = k.cuda_context_bytes;
+  b.cuda_context = w.cuda_context_bytes ? w.cuda_context_bytes : k.cuda_context_bytes;
   b.need = b.peak_reserved + b.cuda_context;
 
   b.checkpoint_bytes = 0;
+  // mmap: every shard read stays in the page cache beside the weights made from it (001: out of
+  // memory at 66 % of loading), plus the largest per-expert group being fused.
   b.load_peak_mmap = b.weights + model.weight_bytes + model.largest_fused_bytes + b.cuda_context;
-  if (w.training == Training::kQlora) b.load_peak_mmap += model.largest_tensor_bytes;
   b.load_peak_sparkdoc = b.weights + k.sparkdoc_staging_bytes + b.cuda_context;
+  if (w.training == Training::kQlora) {
+    // bitsandbytes quantises each weight from a copy in the load dtype, and 4-bit loading turns
+    // on device_map="auto", whose CPU-placed weights stay in the load dtype: on unified memory
+    // the same pool. So QLoRA's mmap peak is at least bf16 LoRA's, plus the tensor being
+    // quantised (001: QLoRA ran out of memory earlier than bf16, at ~4 % of the load).
+    uint64_t unquantised = model.float_params * w.load_dtype_bytes + nonfloat_bytes;
+    b.qlora_load_transient = unquantised > b.weights ? unquantised - b.weights : 0;
+    b.load_peak_mmap += b.qlora_load_transient + model.largest_tensor_bytes;
+    b.load_peak_sparkdoc += model.largest_tensor_bytes;
+  }
   b.load_peak = w.loader == LoadMethod::kMmap ? b.load_peak_mmap : b.load_peak_sparkdoc;
   return b;
 }

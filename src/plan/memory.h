@@ -31,6 +31,9 @@ namespace sparkdoc::plan {
 enum class Training { kFull, kLora, kQlora };
 enum class Optimizer { kAdamW, kAdamW8bit, kSgd, kAdafactor };
 enum class LoadMethod { kMmap, kSparkdoc };
+// How attention is computed: SDPA and flash kernels keep O(T) per layer; eager materialises the
+// b·heads·s² scores (reference §5.5).
+enum class Attention { kSdpa, kEager };
 
 std::string_view training_name(Training t);    // "full", "lora", "qlora"
 std::string_view optimizer_name(Optimizer o);  // "adamw", "adamw_8bit", "sgd", "adafactor"
@@ -38,6 +41,7 @@ std::string_view optimizer_name(Optimizer o);  // "adamw", "adamw_8bit", "sgd", 
 // adamw_torch_fused), adamw_8bit (adamw_bnb_8bit, paged_adamw_8bit), sgd, adafactor.
 std::optional<Optimizer> parse_optimizer(std::string_view name);
 std::string_view load_method_name(LoadMethod l);  // "mmap", "sparkdoc"
+std::string_view attention_name(Attention a);     // "sdpa", "eager"
 
 // How the model is trained (method, optimizer, framework, tokens per step) and how its weights
 // are loaded: what the budget is computed for.
@@ -50,6 +54,8 @@ struct TrainingSetup {
   bool grad_ckpt = false;
   LoadMethod loader = LoadMethod::kMmap;
   uint64_t load_dtype_bytes = 2;  // bf16 unless the config or --dtype says otherwise
+  Attention attention = Attention::kSdpa;
+  uint64_t cuda_context_bytes = 0;  // 0: Constants::cuda_context_bytes (the H200's)
 };
 
 // Calibration constants. Fitted on the H200 (bench/plan_memory.py, then bench/plan_calibrate.py;
@@ -58,14 +64,18 @@ struct TrainingSetup {
 // per micro-batch, with and without gradient checkpointing. Least squares over the runs without
 // checkpointing gave layer_scale 0.995 and 14.05 bytes per logit; max_memory_reserved exceeded
 // max_memory_allocated by 3-18 % (median 6 %, most at the largest no-checkpointing runs), and
-// 10 % keeps every run within ±10 % (reference §6: "+5-15 %").
+// 10 % keeps every run within ±10 % (reference §6: "+5-15 %"). In those runs nearly all the
+// allocated bytes were the step's own (activations, gradients): the slack is taken on those, not
+// on weights allocated once at load, whose tensors the allocator rounds only to 2 MiB.
 struct Constants {
   // HF's ForCausalLMLoss: bf16 logits (2) + log-softmax output (4) + nll gradient (4) +
   // log-softmax gradient (4) alive at the start of backward.
   double loss_bytes_per_logit = 14.0;
   double layer_scale = 1.0;
   double allocator_slack = 0.10;
-  uint64_t cuda_context_bytes = uint64_t{1} << 30;  // torch's context, outside its allocator
+  uint64_t cuda_context_bytes = uint64_t{1} << 30;  // torch's context on the H200
+  // GB10: 000 §6 and §10 measure ~8 GB for a new CUDA context on the unified pool.
+  uint64_t gb10_cuda_context_bytes = uint64_t{8'000'000'000};
   // sparkdoc load's bound on page cache plus staging (issue 6: each at most 256 MiB).
   uint64_t sparkdoc_staging_bytes = uint64_t{512} << 20;
 };
@@ -77,6 +87,7 @@ struct Activations {
   uint64_t per_token_checkpoint = 0; // checkpointed inputs per token (L·H·2)
   uint64_t loss_head = 0;            // at this seq×batch
   uint64_t expert_delta = 0;         // PEFT target_parameters transient (0 otherwise)
+  uint64_t attention_scores = 0;     // eager attention's s² terms at this seq×batch (0 for SDPA)
   uint64_t with_ckpt = 0;            // peak with gradient checkpointing
   uint64_t without_ckpt = 0;         // peak without
 };
@@ -99,6 +110,7 @@ struct Budget {
   uint64_t load_peak_mmap = 0;    // weights + checkpoint in page cache + fusion transient + ctx
   uint64_t load_peak_sparkdoc = 0;
   uint64_t load_peak = 0;         // for the chosen loader
+  uint64_t qlora_load_transient = 0;  // QLoRA: weights in the load dtype before quantisation
 };
 
 // `lora` is null for full fine-tuning.

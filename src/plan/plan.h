@@ -26,6 +26,9 @@ struct PlanRequest {
   std::optional<double> alpha;
   TrainingSetup setup;
   std::string dtype_override; // "bf16", "fp16", "fp32" or "" (config.json's dtype)
+  // Where setup.cuda_context_bytes comes from, for the budget's source column ("" : the H200's
+  // measured context, Constants::cuda_context_bytes).
+  std::string cuda_context_source;
 };
 
 struct Available {
@@ -36,7 +39,8 @@ struct Available {
 struct Fit {
   bool known = false;          // an available figure was given
   Available available;
-  bool fits = false;           // need <= available
+  bool fits = false;           // training and the chosen loader's load both fit
+  bool training_fits = false;  // need <= available
   bool load_fits = false;      // the chosen loader's peak <= available
   bool mmap_load_fits = false;
   uint64_t max_tokens = 0;     // largest seq×batch whose need fits (0: none)
@@ -62,6 +66,11 @@ struct Plan {
   std::vector<std::string> warnings;
   std::vector<std::string> notes;
 };
+
+// Each budget term and where its number comes from (a measurement, a formula, a seed), in the
+// order the plan prints them: {"weights", "bf16, 2 bytes per parameter (config.json)"}, ...
+std::vector<std::pair<std::string, std::string>> budget_sources(
+    const Plan& plan, const Constants& constants = default_constants());
 
 Result<Plan> make_plan(const safetensors::Checkpoint& checkpoint, const ModelConfig& config,
                        const PlanRequest& request, const Constants& constants = default_constants());

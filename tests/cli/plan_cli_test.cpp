@@ -46,6 +46,46 @@ TEST_F(PlanCli, FitsExitsZeroAndDoesNotFitExitsOne) {
   EXPECT_THAT(no.out, HasSubstr("DOES NOT FIT"));
 }
 
+// Qwen3-30B-A3B (61 GB of bf16): training fits in 100 GB, transformers' mmap load (the
+// checkpoint's page cache beside the weights) does not; sparkdoc's loader does.
+TEST(PlanCliLoad, TheLoadIsPartOfTheVerdict) {
+  fs::path dir = fs::path(::testing::TempDir()) / ("plan_cli_qwen3_" + std::to_string(::getpid()));
+  testing::write_fixture(dir, testing::qwen3_moe(), 4);
+  const std::string base = dir.string() +
+                           " --lora 16 --targets q_proj,k_proj,v_proj,o_proj --grad-ckpt "
+                           "--available 100GB --cuda-context 1GB";
+  auto mmap = run(base);
+  EXPECT_EQ(mmap.status, 1) << mmap.out;
+  EXPECT_THAT(mmap.out, HasSubstr("DOES NOT FIT: the load"));
+  EXPECT_THAT(mmap.out, HasSubstr("--loader sparkdoc"));
+  EXPECT_THAT(mmap.out, HasSubstr("sparkdoc.patch_transformers()"));
+  EXPECT_THAT(mmap.out, HasSubstr("--drop-cache-every"));
+  auto json = run(base + " --json", false);
+  auto j = nlohmann::json::parse(json.out);
+  EXPECT_TRUE(j["fit"]["training_fits"].get<bool>());
+  EXPECT_FALSE(j["fit"]["load_fits"].get<bool>());
+  EXPECT_FALSE(j["fit"]["fits"].get<bool>());
+  EXPECT_EQ(j["sources"]["cuda_context"], "--cuda-context");
+  auto loader = run(base + " --loader sparkdoc");
+  EXPECT_EQ(loader.status, 0) << loader.out;
+  EXPECT_THAT(loader.out, HasSubstr("verdict      FITS"));
+  fs::remove_all(dir);
+}
+
+// With no machine read, the context is GB10's ~8 GB and the plan says so; --attention eager
+// adds the seq^2 scores.
+TEST_F(PlanCli, ContextAndAttentionAreNamed) {
+  auto r = run(dir_.string() + " --lora 8 --no-memory --json --seq 4096 --attention eager", false);
+  ASSERT_EQ(r.status, 0) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["memory"]["cuda_context"], 8'000'000'000u);
+  EXPECT_THAT(j["sources"]["cuda_context"].get<std::string>(), HasSubstr("GB10"));
+  EXPECT_EQ(j["method"]["attention"], "eager");
+  EXPECT_GT(j["memory"]["attention_scores"].get<uint64_t>(), 0u);
+  EXPECT_EQ(run(dir_.string() + " --attention flash").status, 2);
+  EXPECT_EQ(run(dir_.string() + " --cuda-context 8").status, 2);
+}
+
 TEST_F(PlanCli, JsonCarriesCountsAndTheNeed) {
   auto r = run(dir_.string() + " --lora 8 --targets all-linear --no-memory --json", false);
   ASSERT_EQ(r.status, 0) << r.out;

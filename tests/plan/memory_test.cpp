@@ -3,24 +3,14 @@
 
 #include <filesystem>
 
-#include "model_fixtures.h"
-#include "plan/plan.h"
+#include "plan_fixture.h"
 
 namespace sparkdoc::plan {
 namespace {
 
-namespace fs = std::filesystem;
-
-Plan make(const std::string& name, const sparkdoc::testing::ModelFixture& m, PlanRequest req) {
-  fs::path dir = fs::path(::testing::TempDir()) / ("planmem_" + name);
-  sparkdoc::testing::write_fixture(dir, m, 2);
-  auto ck = safetensors::open_checkpoint(dir.string(), {safetensors::SizeCheck::kHeaderOnly});
-  EXPECT_TRUE(ck);
-  auto config = read_config((dir / "config.json").string());
-  EXPECT_TRUE(config);
-  auto p = make_plan(*ck, *config, req);
-  EXPECT_TRUE(p) << (p ? "" : p.error().message);
-  return std::move(*p);
+Plan make(const std::string& name, const sparkdoc::testing::ModelFixture& m,
+          const PlanRequest& req) {
+  return sparkdoc::testing::plan_fixture(name, m, req, 2);
 }
 
 TEST(PlanMemory, AdamW8bitFollowsTheBlockFormula) {

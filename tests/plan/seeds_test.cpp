@@ -1,0 +1,114 @@
+// The seeds' measured runs, planned: 001's Qwen3.5-35B-A3B (Unsloth, LoRA r=16, seq 2048 x batch
+// 2, adamw_8bit, Unsloth checkpointing: a ~74 GB training footprint; seq 8192 ran out of memory
+// in backward; the mmap load ran out of memory at 66 %) and 000's Nemotron-3-Nano-30B-A3B
+// (Unsloth, r=32, seq 6144, checkpointing: ~75-80 GB at the training step).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "plan_fixture.h"
+
+namespace sparkdoc::plan {
+namespace {
+
+Plan make(const std::string& name, const sparkdoc::testing::ModelFixture& m,
+          const PlanRequest& req) {
+  return sparkdoc::testing::plan_fixture(name, m, req, 14);
+}
+
+PlanRequest seed001(uint64_t seq) {
+  PlanRequest req;
+  req.lora.rank = 16;
+  req.lora.framework = Framework::kUnsloth;
+  req.lora.targets = {"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"};
+  req.setup.optimizer = Optimizer::kAdamW8bit;
+  req.setup.seq = seq;
+  req.setup.batch = 2;
+  req.setup.grad_ckpt = true;
+  req.setup.cuda_context_bytes = default_constants().gb10_cuda_context_bytes;
+  req.cuda_context_source = "GB10";
+  return req;
+}
+
+double gib(uint64_t bytes) {
+  return static_cast<double>(bytes) / (uint64_t{1} << 30);
+}
+
+// 001's "total training footprint (Unsloth) ~74 GB" is read as Unsloth's own printout, torch's
+// max_memory_reserved in GiB (its notebooks print reserved bytes / 1024^3 as "GB"), so it is
+// compared with peak_reserved: the budget less the CUDA context.
+TEST(PlanSeeds, Qwen35At001sConfigurationMatchesItsFootprint) {
+  auto p = make("qwen35_001", sparkdoc::testing::qwen35_moe(false), seed001(2048));
+  EXPECT_EQ(p.trainable, 931'102'720u);  // r=16: half of 001's r=32 count less the shared expert
+  EXPECT_NEAR(gib(p.budget.peak_reserved), 74.0, 7.4) << render_plan_text(p);
+  EXPECT_EQ(p.budget.cuda_context, 8'000'000'000u);
+  // ~119 GB of physical memory shared by the page cache and CUDA (001).
+  judge_fit(p, {119'000'000'000, "001"});
+  EXPECT_TRUE(p.fit.training_fits);
+  // The mmap load does not fit (001: out of memory at 66 % of the load, ~119 of 134 GB) ...
+  EXPECT_FALSE(p.fit.load_fits);
+  EXPECT_FALSE(p.fit.fits);
+  EXPECT_GT(p.budget.load_peak_mmap, 134'000'000'000u);
+  std::string text = render_plan_text(p);
+  EXPECT_NE(text.find("DOES NOT FIT: the load"), std::string::npos) << text;
+  EXPECT_NE(text.find("--loader sparkdoc"), std::string::npos);
+  // ... and 001's eager loader's ~72 GB peak (5 GB of shard + 67 GB of tensors) does.
+  auto eager = seed001(2048);
+  eager.setup.loader = LoadMethod::kSparkdoc;
+  auto q = make("qwen35_001_loader", sparkdoc::testing::qwen35_moe(false), eager);
+  judge_fit(q, {119'000'000'000, "001"});
+  EXPECT_TRUE(q.fit.fits);
+  EXPECT_NEAR(static_cast<double>(q.budget.load_peak - q.budget.cuda_context) / 1e9, 72.0, 7.2);
+}
+
+// 001 saw seq 8192 run out of memory in the backward pass. With SDPA and Unsloth's chunked loss
+// this model does not reproduce it: it needs more than at 2048, but not more than a healthy
+// GB10 has. Only eager attention's seq^2 scores come close; which attention 001 ran is not said.
+TEST(PlanSeeds, Qwen35At001sLongSequence) {
+  auto at2k = make("qwen35_001_2k", sparkdoc::testing::qwen35_moe(false), seed001(2048));
+  auto at8k = make("qwen35_001_8k", sparkdoc::testing::qwen35_moe(false), seed001(8192));
+  EXPECT_GT(at8k.budget.need, at2k.budget.need + 12'000'000'000u);
+  auto eager = seed001(8192);
+  eager.setup.attention = Attention::kEager;
+  auto e = make("qwen35_001_8k_eager", sparkdoc::testing::qwen35_moe(false), eager);
+  // One layer's 2 x 16 x 8192^2 scores at 8 B each while it is recomputed.
+  EXPECT_EQ(e.budget.activations.attention_scores, uint64_t{8} * 2 * 16 * 8192 * 8192);
+  EXPECT_GT(e.budget.need, at8k.budget.need);
+}
+
+TEST(PlanSeeds, QloraLoadsWorseThanBf16OnUnifiedMemory) {
+  auto bf16 = make("qwen35_bf16_load", sparkdoc::testing::qwen35_moe(false), seed001(2048));
+  auto qreq = seed001(2048);
+  qreq.training = Training::kQlora;
+  auto q = make("qwen35_qlora_load", sparkdoc::testing::qwen35_moe(false), qreq);
+  EXPECT_LT(q.budget.weights, bf16.budget.weights);
+  // 001: QLoRA ran out of memory earlier in the load than bf16 did.
+  EXPECT_GT(q.budget.load_peak_mmap, bf16.budget.load_peak_mmap);
+  EXPECT_GT(q.budget.qlora_load_transient, 0u);
+}
+
+// 000 §10: "Total at training step (Unsloth) ~75-80 GB" for r=32 on every layer with the 128
+// experts, seq 6144, checkpointing, the ~8 GB context included; Unsloth's notebook optimizer
+// (adamw_8bit). 000's base "~60 GB" for 31.6 B bf16 parameters reads as GiB.
+TEST(PlanSeeds, NemotronAt000sConfigurationMatchesItsBudget) {
+  PlanRequest req;
+  req.lora.rank = 32;
+  req.lora.framework = Framework::kUnsloth;
+  req.lora.targets = {"q_proj",  "k_proj",   "v_proj",  "o_proj",
+                      "in_proj", "out_proj", "up_proj", "down_proj"};
+  req.setup.seq = 6144;
+  req.setup.batch = 1;
+  req.setup.grad_ckpt = true;
+  req.setup.optimizer = Optimizer::kAdamW8bit;
+  req.setup.cuda_context_bytes = default_constants().gb10_cuda_context_bytes;
+  req.cuda_context_source = "GB10";
+  auto p = make("nemotron_000", sparkdoc::testing::nemotron_h(false), req);
+  EXPECT_GE(gib(p.budget.need), 75.0 * 0.9) << render_plan_text(p);
+  EXPECT_LE(gib(p.budget.need), 80.0 * 1.1) << render_plan_text(p);
+  // 000: available 130.7 GB - 8 GB context ~ 122 GB; trains comfortably.
+  judge_fit(p, {122'000'000'000, "000"});
+  EXPECT_TRUE(p.fit.training_fits);
+}
+
+}  // namespace
+}  // namespace sparkdoc::plan
