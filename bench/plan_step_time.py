@@ -42,6 +42,17 @@ def shapes():
         ("qwen2.5-7b", lambda: c(hidden_size=3584, intermediate_size=18944, num_hidden_layers=28,
                                  num_attention_heads=28, num_key_value_heads=4, vocab_size=152064,
                                  tie_word_embeddings=False, max_position_embeddings=32768)),
+        # Held out of the fit: checks of the fitted constants on other shapes and lengths.
+        ("qwen2.5-3b", lambda: c(hidden_size=2048, intermediate_size=11008, num_hidden_layers=36,
+                                 num_attention_heads=16, num_key_value_heads=2, vocab_size=151936,
+                                 tie_word_embeddings=True, max_position_embeddings=32768)),
+        ("llama-3.2-1b", lambda: transformers.LlamaConfig(
+            hidden_size=2048, intermediate_size=8192, num_hidden_layers=16, num_attention_heads=32,
+            num_key_value_heads=8, vocab_size=128256, tie_word_embeddings=True, head_dim=64,
+            max_position_embeddings=131072)),
+        ("qwen2.5-14b", lambda: c(hidden_size=5120, intermediate_size=13824, num_hidden_layers=48,
+                                  num_attention_heads=40, num_key_value_heads=8, vocab_size=152064,
+                                  tie_word_embeddings=False, max_position_embeddings=32768)),
         ("qwen3-30b-a3b", lambda: transformers.Qwen3MoeConfig(
             hidden_size=2048, intermediate_size=6144, moe_intermediate_size=768,
             num_hidden_layers=48, num_attention_heads=32, num_key_value_heads=4, head_dim=128,
@@ -80,7 +91,7 @@ def hardware():
             "copy_gb_s": round(bw, 1)}
 
 
-def step_runs(name, make_config, work):
+def step_runs(name, make_config, work, seqs=(2048,), batches=(1, 4)):
     from peft import LoraConfig, get_peft_model
     config = make_config()
     with torch.device("meta"):
@@ -104,8 +115,7 @@ def step_runs(name, make_config, work):
         if ckpt:
             model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
             model.enable_input_require_grads()
-        for batch in (1, 4):
-            seq = 2048
+        for seq, batch in [(q, b) for q in seqs for b in batches]:
             ids = torch.randint(0, vocab, (batch, seq), device="cuda")
 
             def step():
@@ -137,17 +147,22 @@ def main():
     ap.add_argument("--work", default="/tmp/steps")
     ap.add_argument("--out", default=".")
     ap.add_argument("--only", default="")
+    ap.add_argument("--seqs", default="2048")
+    ap.add_argument("--batches", default="1,4")
     args = ap.parse_args()
     import peft
     os.makedirs(args.work, exist_ok=True)
     hw = hardware()
     print(json.dumps(hw), flush=True)
     runs = []
+    only = [o for o in args.only.split(",") if o]
     for name, make in shapes():
-        if args.only and args.only not in name:
+        if only and name not in only:
             continue
         try:
-            runs += step_runs(name, make, args.work)
+            runs += step_runs(name, make, args.work,
+                              [int(x) for x in args.seqs.split(",")],
+                              [int(x) for x in args.batches.split(",")])
         except Exception as e:  # noqa: BLE001
             print(f"{name}: {type(e).__name__}: {e}", flush=True)
             runs.append({"model": name, "error": f"{type(e).__name__}: {str(e)[:200]}"})

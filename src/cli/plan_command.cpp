@@ -40,6 +40,12 @@ struct PlanFlags {
   std::string available;
   std::string cuda_context;
   std::string attention = "sdpa";
+  uint64_t samples = 0;
+  uint64_t epochs = 1;
+  uint64_t grad_accum = 1;
+  uint64_t steps = 0;
+  double tflops = 0;
+  double bandwidth = 0;
   bool no_memory = false;
   bool strict_size = false;
   bool json = false;
@@ -51,6 +57,7 @@ struct PlanFlags {
 struct Machine {
   std::optional<plan::Available> available;
   std::optional<facts::Platform> platform;
+  std::optional<double> measured_bandwidth_gbs;  // `sparkdoc bw`'s device copy, when recorded
 };
 
 std::optional<plan::Available> available_memory(const PlanFlags& flags, Machine& machine,
@@ -81,6 +88,9 @@ std::optional<plan::Available> available_memory(const PlanFlags& flags, Machine&
     s = capture(options);
   }
   machine.platform = facts::classify_platform(s);
+  if (const auto* bw = s.bandwidth.get(); bw && bw->device_copy_gbps > 0) {
+    machine.measured_bandwidth_gbs = bw->device_copy_gbps;
+  }
   auto h = facts::compute_headroom(s, *machine.platform);
   if (!h) return std::nullopt;
   return plan::Available{h->bytes > 0 ? static_cast<uint64_t>(h->bytes) : 0,
@@ -109,6 +119,34 @@ std::string set_cuda_context(const PlanFlags& flags, const Machine& machine,
                            "--cuda-context sets it";
   }
   return "";
+}
+
+// The GPU the time is estimated for: GB10's measured figures on a Spark or when no machine is
+// read, the H200's on an H200; a recorded `sparkdoc bw` replaces the bandwidth; --tflops and
+// --bandwidth replace either. Another GPU without --tflops gets no estimate.
+std::optional<plan::Hardware> hardware_for(const PlanFlags& flags, const Machine& machine) {
+  std::optional<plan::Hardware> hw;
+  if (!machine.platform || machine.platform->unified_memory()) {
+    hw = plan::gb10_hardware();
+  } else if (machine.platform->gpu_name.find("H200") != std::string::npos) {
+    hw = plan::h200_hardware();
+  } else {
+    hw = plan::Hardware{machine.platform->gpu_name, 0, "", 0, ""};
+  }
+  if (machine.measured_bandwidth_gbs) {
+    hw->bandwidth_gbs = *machine.measured_bandwidth_gbs;
+    hw->bandwidth_source = "`sparkdoc bw` in the snapshot";
+  }
+  if (flags.tflops > 0) {
+    hw->gemm_tflops = flags.tflops;
+    hw->gemm_source = "--tflops";
+  }
+  if (flags.bandwidth > 0) {
+    hw->bandwidth_gbs = flags.bandwidth;
+    hw->bandwidth_source = "--bandwidth";
+  }
+  if (hw->gemm_tflops <= 0 || hw->bandwidth_gbs <= 0) return std::nullopt;
+  return hw;
 }
 
 int run_plan(const PlanFlags& flags) {
@@ -179,6 +217,8 @@ int run_plan(const PlanFlags& flags) {
     std::cerr << me << ": " << error << "\n";
     return kExitUsage;
   }
+  req.hardware = hardware_for(flags, machine);
+  req.run = {flags.samples, flags.epochs, flags.grad_accum, flags.steps};
 
   auto t0 = std::chrono::steady_clock::now();
   std::string path = plan::locate_model(flags.model, plan::hub_cache_roots());
@@ -275,6 +315,31 @@ std::function<int()> add_plan_command(CLI::App& app) {
                   "Bytes a new CUDA context takes (default: ~8 GB on GB10 and when no machine is "
                   "read, 1 GiB on a discrete GPU)")
       ->type_name("SIZE");
+  cmd->add_option("--samples", flags->samples,
+                  "Training examples in the dataset: with --epochs and --grad-accum, the run's "
+                  "steps and time")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40))
+      ->type_name("N");
+  cmd->add_option("--epochs", flags->epochs, "Epochs (default 1)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{100000}))
+      ->type_name("N");
+  cmd->add_option("--grad-accum", flags->grad_accum,
+                  "Gradient accumulation: micro-batches per optimizer step (default 1)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{65536}))
+      ->type_name("N");
+  cmd->add_option("--steps", flags->steps, "Optimizer steps of the run (instead of --samples)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40))
+      ->type_name("N");
+  cmd->add_option("--tflops", flags->tflops,
+                  "The GPU's dense bf16 matrix rate for the time estimate (default: GB10's "
+                  "measured 55-60, the H200's measured 726)")
+      ->check(CLI::Range(0.001, 1e6))
+      ->type_name("TFLOPS");
+  cmd->add_option("--bandwidth", flags->bandwidth,
+                  "Memory bandwidth in GB/s for the time estimate (default: `sparkdoc bw` in the "
+                  "snapshot, else GB10's measured 180-192, never the 273 spec)")
+      ->check(CLI::Range(0.001, 1e6))
+      ->type_name("GB/s");
   cmd->add_option("--attention", flags->attention,
                   "sdpa (default: SDPA, flash or xformers kernels) or eager (attn_implementation="
                   "\"eager\": the seq^2 scores are counted)")

@@ -105,6 +105,9 @@ Result<Plan> make_plan(const safetensors::Checkpoint& ck, const ModelConfig& con
   }
   p.budget = compute_budget(p.model, p.lora ? &*p.lora : nullptr, w, constants);
   p.budget.checkpoint_bytes = p.checkpoint_bytes;
+  if (request.hardware) {
+    p.time = estimate_time(p.model, p.lora ? &*p.lora : nullptr, w, *request.hardware, request.run);
+  }
   return p;
 }
 
@@ -298,6 +301,22 @@ std::string render_plan_text(const Plan& p) {
                       ? fmt::format(" + {} unquantised copies", format_gb(b.qlora_load_transient))
                       : std::string(),
                   format_gb(b.load_peak_sparkdoc));
+  if (p.time.known) {
+    const StepTime& t = p.time;
+    out += fmt::format(
+        "\ntime on {}  {} per micro-batch ({:.0f} TFLOP of matrix work {}; {} of "
+        "weight reads {}; launches {}), {} per step of {} micro-batch{}\n",
+        printable(t.hardware.name), format_duration(t.micro_batch_s), t.matmul_flops / 1e12,
+        format_duration(t.compute_s), format_gb(static_cast<uint64_t>(t.weight_bytes_read)),
+        format_duration(t.memory_s), format_duration(t.host_s), format_duration(t.step_s),
+        t.grad_accum, t.grad_accum == 1 ? "" : "es");
+    if (t.steps) {
+      out += fmt::format("             {} steps: {}\n", t.steps, format_duration(t.run_s));
+    } else {
+      out += "             the whole run: give --samples (and --epochs, --grad-accum) or --steps\n";
+    }
+    for (const auto& a : t.assumptions) out += "             assumes " + a + "\n";
+  }
   if (p.fit.known) {
     const Fit& f = p.fit;
     if (f.fits || !f.training_fits) {
@@ -419,6 +438,25 @@ nlohmann::json render_plan_json(const Plan& p) {
                 {"max_tokens", f.max_tokens},
                 {"max_seq_at_batch", f.max_seq_at_batch},
                 {"max_batch_at_seq", f.max_batch_at_seq}};
+  }
+  if (p.time.known) {
+    const StepTime& t = p.time;
+    j["time"] = {{"hardware", t.hardware.name},
+                 {"gemm_tflops", t.hardware.gemm_tflops},
+                 {"gemm_source", t.hardware.gemm_source},
+                 {"bandwidth_gbs", t.hardware.bandwidth_gbs},
+                 {"bandwidth_source", t.hardware.bandwidth_source},
+                 {"matmul_flops", t.matmul_flops},
+                 {"weight_bytes_read", t.weight_bytes_read},
+                 {"compute_s", t.compute_s},
+                 {"memory_s", t.memory_s},
+                 {"host_s", t.host_s},
+                 {"micro_batch_s", t.micro_batch_s},
+                 {"grad_accum", t.grad_accum},
+                 {"step_s", t.step_s},
+                 {"steps", t.steps},
+                 {"run_s", t.run_s},
+                 {"assumptions", t.assumptions}};
   }
   j["need_bytes"] = b.need;
   j["warnings"] = p.warnings;

@@ -5,17 +5,17 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/result.h"
 #include "plan/config.h"
 #include "plan/lora.h"
 #include "plan/memory.h"
 #include "plan/model.h"
+#include "plan/time.h"
 #include "safetensors/checkpoint.h"
 
 namespace sparkdoc::plan {
@@ -29,6 +29,9 @@ struct PlanRequest {
   // Where setup.cuda_context_bytes comes from, for the budget's source column ("" : the H200's
   // measured context, Constants::cuda_context_bytes).
   std::string cuda_context_source;
+  // The time estimate: made when hardware figures are given.
+  std::optional<Hardware> hardware;
+  RunShape run;
 };
 
 struct Available {
@@ -62,6 +65,7 @@ struct Plan {
   uint64_t trainable = 0;
   uint64_t all_params = 0;        // PEFT's all_param: base + adapters
   Budget budget;
+  StepTime time;
   Fit fit;
   std::vector<std::string> warnings;
   std::vector<std::string> notes;
