@@ -2,7 +2,9 @@
 // the shared pool for as long as it runs.
 //   WARN  running (a known server of that kind, or a /dev/nvidia* holder whose comm starts with
 //         "gnome-remote-de", the kernel's 15-character cut) on unified memory:
-//         `systemctl --user stop gnome-remote-desktop.service` before a load.
+//         `systemctl --user stop gnome-remote-desktop.service` before a load, or
+//         `sudo systemctl stop gnome-remote-desktop.service` for the system-mode daemon
+//         (started with --system: a system unit, not the user's).
 //   INFO  the same on a discrete GPU, where it takes framebuffer memory, not the host's.
 //   PASS  not running; SKIP when the process scan was not read.
 #include <fmt/format.h>
@@ -24,13 +26,17 @@ Finding judge(const Snapshot& s, const Workload&, const facts::Platform& p) {
     return make_finding(kId, Verdict::kSkip, "process scan not read: " + s.processes.reason());
   }
   std::vector<int> pids;
+  bool system_mode = false;
   for (const auto& server : s.processes->servers) {
-    if (server.kind == "gnome-remote-desktop") pids.push_back(server.pid);
+    if (server.kind != "gnome-remote-desktop") continue;
+    pids.push_back(server.pid);
+    system_mode = system_mode || server.cmdline.find("--system") != std::string::npos;
   }
   for (const auto& h : s.processes->gpu_holders) {
     if (h.comm.starts_with("gnome-remote-de") &&
         std::find(pids.begin(), pids.end(), h.pid) == pids.end()) {
       pids.push_back(h.pid);
+      system_mode = system_mode || h.cmdline.find("--system") != std::string::npos;
     }
   }
   if (pids.empty()) {
@@ -50,7 +56,8 @@ Finding judge(const Snapshot& s, const Workload&, const facts::Platform& p) {
   std::string who = fmt::format("gnome-remote-desktop (pid {})", join(pid_text, ", "));
   std::string amount = measured ? fmt::format("holds {} of GPU memory", format_gb(held))
                                 : std::string("holds a CUDA context (~6 GB on GB10)");
-  constexpr std::string_view kFix = "systemctl --user stop gnome-remote-desktop.service";
+  const std::string_view kFix = system_mode ? "sudo systemctl stop gnome-remote-desktop.service"
+                                            : "systemctl --user stop gnome-remote-desktop.service";
   if (p.unified_memory()) {
     return make_finding(
         kId, Verdict::kWarn,
@@ -75,7 +82,9 @@ const CheckInfo& s7_remote_desktop() {
           "gnome-remote-desktop keeps a CUDA context for as long as it runs, and on unified "
           "memory that comes out of the same pool as the training run.",
       .how_checked = "Looks for gnome-remote-desktop among the GPU holders and known servers.",
-      .fix = "systemctl --user stop gnome-remote-desktop.service before a load.",
+      .fix =
+          "systemctl --user stop gnome-remote-desktop.service before a load (sudo systemctl "
+          "stop gnome-remote-desktop.service for the system-mode daemon).",
       .source = "000 §6",
       .keywords = "gnome remote desktop grd rdp vnc cuda context 6gb desktop session",
       .run = &judge,

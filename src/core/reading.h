@@ -57,6 +57,13 @@ class Reading {
     return out;
   }
 
+  // The reason as people read it: the detail alone for a thing that is simply absent ("not
+  // read: --no-gpu"), else reason()'s "not supported: NVML_ERROR_NOT_SUPPORTED (3)" style.
+  std::string why_not() const {
+    if (missing_.why == Why::kAbsent && !missing_.detail.empty()) return missing_.detail;
+    return reason();
+  }
+
   bool operator==(const Reading& other) const {
     if (ok() != other.ok()) return false;
     return ok() ? *value_ == *other.value_ : missing_ == other.missing_;

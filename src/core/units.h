@@ -23,6 +23,14 @@ constexpr uint64_t add_saturating(uint64_t a, uint64_t b) {
 constexpr uint64_t mul_saturating(uint64_t a, uint64_t b) {
   return b != 0 && a > UINT64_MAX / b ? UINT64_MAX : a * b;
 }
+// a - b, or 0 when b is larger.
+constexpr uint64_t sub_clamped(uint64_t a, uint64_t b) {
+  return a > b ? a - b : 0;
+}
+// As a signed count, capped at INT64_MAX instead of wrapping negative.
+constexpr int64_t as_signed(uint64_t v) {
+  return v > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(v);
+}
 
 // "70GB", "70 GB", "70G" (decimal), "64GiB", "512MiB", "1.5TB", "123456" (bytes).
 Result<uint64_t> parse_size(std::string_view text);

@@ -21,19 +21,6 @@
 #include "core/units.h"
 
 namespace sparkdoc::facts {
-namespace {
-
-int64_t as_signed(uint64_t v) {
-  return static_cast<int64_t>(
-      std::min<uint64_t>(v, static_cast<uint64_t>(std::numeric_limits<int64_t>::max())));
-}
-
-uint64_t sub_clamped(uint64_t a, uint64_t b) {
-  return a > b ? a - b : 0;
-}
-
-}  // namespace
-
 PageCache page_cache(const sys::MemInfo& m) {
   PageCache c;
   c.bytes = sub_clamped(add_saturating(m.cached_bytes, m.buffers_bytes), m.shmem_bytes);

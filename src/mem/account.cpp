@@ -40,15 +40,6 @@ Role role_of(std::string_view comm, std::string_view server_kind) {
   return Role::kOther;
 }
 
-int64_t as_signed(uint64_t v) {
-  return static_cast<int64_t>(
-      std::min<uint64_t>(v, static_cast<uint64_t>(std::numeric_limits<int64_t>::max())));
-}
-
-uint64_t sub_clamped(uint64_t a, uint64_t b) {
-  return a > b ? a - b : 0;
-}
-
 HostMemory host_from(const sys::MemInfo& m) {
   HostMemory host;
   host.total_bytes = m.mem_total_bytes;
@@ -73,110 +64,6 @@ HostMemory host_from(const sys::MemInfo& m) {
   host.swap_free_bytes = m.swap_free_bytes;
   host.swap_cached_bytes = m.swap_cached_bytes;
   return host;
-}
-
-void add_unified_advice(OrphanEstimate& e) {
-  e.advice = {
-      "remove the dead containers and processes of earlier runs (`docker ps -a`, then "
-      "`docker rm -f NAME`): the driver gives their memory back only when a new CUDA context "
-      "starts (000 §6)",
-      "then run `sparkdoc clean --yes`: its fresh CUDA context lets the driver reclaim the "
-      "orphaned allocations",
-      "if the figure stays, reboot: reloading nvidia_uvm fails in CUDA forward-compatibility "
-      "mode, so a reboot is the only other way (000 §6)",
-  };
-}
-
-Reading<OrphanEstimate> unified_estimate(const MemReport& r, const sys::MemInfo& m) {
-  OrphanEstimate e;
-  e.unified = true;
-  e.allowance_bytes = kUnifiedUnaccountedAllowanceBytes;
-  e.in_use_bytes = sub_clamped(m.mem_total_bytes, m.mem_free_bytes);
-  e.hugepages_free_bytes = m.hugepages_free * m.hugepage_size_bytes;
-  e.itemised_bytes = m.anon_pages_bytes + m.buffers_bytes + m.cached_bytes + m.swap_cached_bytes +
-                     m.slab_bytes + m.kernel_stack_bytes + m.page_tables_bytes +
-                     e.hugepages_free_bytes;
-  e.processes_known = r.processes_listed.ok();
-  e.processes_bytes = r.processes_bytes;
-  int64_t remainder =
-      as_signed(e.in_use_bytes) - as_signed(e.itemised_bytes) - as_signed(e.processes_bytes);
-  e.unaccounted_bytes = std::max<int64_t>(remainder, 0);
-  e.likely = static_cast<uint64_t>(e.unaccounted_bytes) > e.allowance_bytes;
-  e.formula = fmt::format(
-      "in use {} (MemTotal - MemFree) - itemised {} (anonymous, page cache, swap cache, kernel, "
-      "free hugepages) - NVML processes {} = {}",
-      format_gb(e.in_use_bytes), format_gb(e.itemised_bytes), format_gb(e.processes_bytes),
-      format_gb(e.unaccounted_bytes));
-  if (m.slab_bytes == 0) {
-    e.caveats.push_back(
-        "Slab, KernelStack and PageTables are not in this snapshot, so the remainder includes "
-        "the kernel's own memory (usually 1-3 GB)");
-  }
-  if (!e.processes_known) {
-    e.caveats.push_back("NVML's process list was not read (" + why_not(r.processes_listed) +
-                        "), so the remainder includes live GPU processes too");
-  }
-  if (m.hugepages_total > m.hugepages_free) {
-    e.caveats.push_back(fmt::format(
-        "{} of hugepages in use count in the remainder: CUDA allocates from the pool when "
-        "hugepages are configured, but other programs can too",
-        format_gb((m.hugepages_total - m.hugepages_free) * m.hugepage_size_bytes)));
-  }
-  if (e.likely) add_unified_advice(e);
-  return e;
-}
-
-Reading<OrphanEstimate> discrete_estimate(const Snapshot& s, bool in_container) {
-  if (!s.gpu.nvml.ok()) {
-    return Reading<OrphanEstimate>::absent(Why::kAbsent, "NVML: " + why_not(s.gpu.nvml));
-  }
-  OrphanEstimate e;
-  e.allowance_bytes = kDiscreteUnaccountedAllowanceBytes;
-  bool any = false;
-  std::vector<std::string> unread;
-  for (const auto& d : s.gpu.nvml->devices) {
-    if (!d.memory.ok() || !d.processes.ok()) {
-      unread.push_back(fmt::format("GPU {}: {}", d.index,
-                                   !d.memory.ok() ? why_not(d.memory) : why_not(d.processes)));
-      continue;
-    }
-    any = true;
-    uint64_t listed = 0;
-    for (const auto& p : *d.processes) listed += p.used_bytes.value_or(0);
-    e.processes_bytes += listed;
-    e.in_use_bytes += d.memory->used_bytes;
-    int64_t remainder = as_signed(d.memory->used_bytes) - as_signed(listed);
-    uint64_t held = static_cast<uint64_t>(std::max<int64_t>(remainder, 0));
-    e.unaccounted_bytes += as_signed(held);
-    if (held > e.allowance_bytes) e.likely = true;
-    e.device_lines.push_back(fmt::format("GPU {}: used {} - processes {} = {}", d.index,
-                                         format_gb(d.memory->used_bytes), format_gb(listed),
-                                         format_gb(held)));
-    if (in_container && d.processes->empty() && d.memory->used_bytes > e.allowance_bytes) {
-      e.caveats.push_back(fmt::format(
-          "GPU {}: NVML lists no processes inside this container (its PIDs are the host's), so "
-          "memory of live processes elsewhere looks unaccounted",
-          d.index));
-    }
-  }
-  if (!any) {
-    if (s.gpu.nvml->devices.empty()) {
-      return Reading<OrphanEstimate>::absent(Why::kAbsent, "NVML lists no devices");
-    }
-    return Reading<OrphanEstimate>::absent(Why::kNotSupported, join(unread, "; "));
-  }
-  for (const auto& u : unread) e.caveats.push_back("not counted: " + u);
-  e.formula = fmt::format("NVML used {} - NVML processes {} = {}", format_gb(e.in_use_bytes),
-                          format_gb(e.processes_bytes), format_gb(e.unaccounted_bytes));
-  if (e.likely) {
-    e.advice = {
-        "find what still holds the device: `fuser -v /dev/nvidia*` lists processes that outlived "
-        "their run (children of a killed job, another container's processes)",
-        "stop them; if nothing holds the device and the memory stays used, reset the GPU "
-        "(`nvidia-smi -r`, nothing may be running) or reboot",
-    };
-  }
-  return e;
 }
 
 }  // namespace
@@ -308,16 +195,7 @@ MemReport account(const Snapshot& s, const facts::Platform& platform, std::strin
     }
   }
 
-  if (r.unified) {
-    if (s.meminfo.ok()) {
-      r.orphans = unified_estimate(r, *s.meminfo);
-    } else {
-      r.orphans = Reading<OrphanEstimate>::absent(s.meminfo.missing().why,
-                                                  "/proc/meminfo: " + why_not(s.meminfo));
-    }
-  } else {
-    r.orphans = discrete_estimate(s, in_container);
-  }
+  r.orphans = facts::estimate_orphans(s, platform);
 
   if (in_container && !r.processes.empty()) {
     r.notes.push_back(

@@ -307,6 +307,60 @@ TEST(S7RemoteDesktop, NoScanSkips) {
   EXPECT_EQ(run_one("S7", s).verdict, Verdict::kSkip);
 }
 
+TEST(S7RemoteDesktop, SystemModeDaemonIsStoppedWithSudo) {
+  Snapshot s = gb10_snapshot();
+  s.processes->servers.push_back(
+      {2345, "gnome-remote-desktop", "/usr/libexec/gnome-remote-desktop-daemon --system"});
+  Finding f = run_one("S7", s);
+  EXPECT_EQ(f.verdict, Verdict::kWarn);
+  EXPECT_THAT(f.detail, HasSubstr("sudo systemctl stop gnome-remote-desktop.service"));
+  EXPECT_THAT(f.detail, ::testing::Not(HasSubstr("--user")));
+}
+
+// S10
+TEST(S10OrphanedMemory, HealthySparkPasses) {
+  Finding f = run_one("S10", gb10_snapshot());
+  EXPECT_EQ(f.verdict, Verdict::kPass) << f.detail;
+  EXPECT_THAT(f.detail, HasSubstr("within the 8.6 GB a healthy machine keeps"));
+}
+
+// 000 §6: three killed containers, ~19 GB gone from MemFree and from no process.
+TEST(S10OrphanedMemory, KilledContainersWarn) {
+  Snapshot s = gb10_snapshot();
+  s.meminfo.value().mem_free_bytes -= uint64_t{19'000'000'000};
+  s.meminfo.value().mem_available_bytes -= uint64_t{19'000'000'000};
+  Finding f = run_one("S10", s);
+  EXPECT_EQ(f.verdict, Verdict::kWarn) << f.detail;
+  EXPECT_THAT(f.detail, HasSubstr("held by no live process"));
+  EXPECT_THAT(f.detail, HasSubstr("docker rm -f"));
+  EXPECT_FALSE(f.details.empty());
+}
+
+TEST(S10OrphanedMemory, UnreadProcessListIsOnlyInfo) {
+  Snapshot s = gb10_snapshot();
+  s.meminfo.value().mem_free_bytes -= uint64_t{19'000'000'000};
+  nvml_device(s).processes = Reading<std::vector<gpu::GpuProcess>>::absent(
+      Why::kNotSupported, "NVML_ERROR_NOT_SUPPORTED (3)");
+  EXPECT_EQ(run_one("S10", s).verdict, Verdict::kInfo);
+}
+
+TEST(S10OrphanedMemory, NoMeminfoSkips) {
+  Snapshot s = gb10_snapshot();
+  s.meminfo = Reading<sys::MemInfo>::absent(Why::kError, "open failed");
+  Finding f = run_one("S10", s);
+  EXPECT_EQ(f.verdict, Verdict::kSkip);
+  EXPECT_THAT(f.detail, HasSubstr("/proc/meminfo"));
+}
+
+TEST(S10OrphanedMemory, DiscreteGpuWithUnlistedMemoryWarns) {
+  Snapshot s = h200_snapshot();
+  EXPECT_EQ(run_one("S10", s).verdict, Verdict::kPass) << run_one("S10", s).detail;
+  nvml_device(s).memory.value().used_bytes += uint64_t{20'000'000'000};
+  Finding f = run_one("S10", s);
+  EXPECT_EQ(f.verdict, Verdict::kWarn) << f.detail;
+  EXPECT_THAT(f.detail, HasSubstr("fuser -v /dev/nvidia*"));
+}
+
 // S8
 
 TEST(S8Transformers, NativeNemotronHPasses) {
