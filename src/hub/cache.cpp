@@ -85,20 +85,19 @@ Result<std::string> cache_root_from_env() {
 }
 
 std::string render_cache_marker(const CacheMarker& m) {
-  nlohmann::json j = {{"endpoint", m.endpoint},
-                      {"commit", m.commit},
-                      {"fetched_at", m.fetched_at},
-                      {"shards", m.shards},
-                      {"body_bytes", m.body_bytes}};
+  nlohmann::json j = {
+      {"endpoint", m.endpoint},     {"commit", m.commit},
+      {"fetched_at", m.fetched_at}, {"shards", m.shards},
+      {"body_bytes", m.body_bytes}, {"checkpoint_file_bytes", m.checkpoint_file_bytes}};
   return j.dump(2) + "\n";
 }
 
 std::optional<CacheMarker> parse_cache_marker(std::string_view text) {
   auto j = nlohmann::json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return std::nullopt;
-  return CacheMarker{string_member(j, "endpoint"), string_member(j, "commit"),
+  return CacheMarker{string_member(j, "endpoint"),   string_member(j, "commit"),
                      string_member(j, "fetched_at"), count_member(j, "shards"),
-                     count_member(j, "body_bytes")};
+                     count_member(j, "body_bytes"),  count_member(j, "checkpoint_file_bytes")};
 }
 
 Staging::Staging(Dir parent, Dir dir, std::string name)

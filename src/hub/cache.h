@@ -34,6 +34,7 @@ struct CacheMarker {
   std::string fetched_at;  // ISO 8601 UTC
   uint64_t shards = 0;
   uint64_t body_bytes = 0;
+  uint64_t checkpoint_file_bytes = 0;  // the shards' sizes on the server; 0 when not known
   bool operator==(const CacheMarker&) const = default;
 };
 std::string render_cache_marker(const CacheMarker& marker);

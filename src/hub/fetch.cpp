@@ -292,6 +292,7 @@ Result<FetchResult> from_cache(const ModelCache& cache, const ModelId& id, std::
     result.commit = marker->commit;
     result.fetched_at = marker->fetched_at;
     result.shards = static_cast<size_t>(marker->shards);
+    result.checkpoint_file_bytes = marker->checkpoint_file_bytes;
   }
   return result;
 }
@@ -365,8 +366,9 @@ Result<FetchResult> fetch_online(const ModelId& id, const HubSettings& settings,
   result.shards = shards->size();
   result.traffic = client->traffic();
   result.fetched_at = utc_now_iso8601();
-  CacheMarker marker{settings.endpoint, result.commit, result.fetched_at, result.shards,
-                     result.traffic.body_bytes};
+  CacheMarker marker{settings.endpoint,         result.commit,
+                     result.fetched_at,         result.shards,
+                     result.traffic.body_bytes, result.checkpoint_file_bytes};
   auto dir = cache.commit(*staging, id.revision, marker);
   if (!dir) return tl::unexpected(std::move(dir.error()));
   result.dir = std::move(*dir);

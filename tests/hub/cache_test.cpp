@@ -51,7 +51,8 @@ TEST(CacheRoot, SparkdocCacheThenXdgThenHome) {
 }
 
 TEST(CacheMarkerText, RoundTripsAndToleratesJunk) {
-  CacheMarker m{"https://huggingface.co", "abc", "2026-12-01T00:00:00Z", 14, 1234567};
+  CacheMarker m{
+      "https://huggingface.co", "abc", "2026-12-01T00:00:00Z", 14, 1234567, 61'234'567'890};
   EXPECT_EQ(parse_cache_marker(render_cache_marker(m)), m);
   EXPECT_FALSE(parse_cache_marker("not json"));
   EXPECT_FALSE(parse_cache_marker("[1]"));
@@ -80,7 +81,7 @@ TEST_F(Cache, ARevisionIsCompleteOnlyOnceCommitted) {
   auto staging = cache->stage("main");
   ASSERT_TRUE(staging);
   ASSERT_TRUE(staging->write("config.json", "{\"a\":1}"));
-  auto dir = cache->commit(*staging, "main", CacheMarker{"http://e", "c1", "t", 1, 2});
+  auto dir = cache->commit(*staging, "main", CacheMarker{"http://e", "c1", "t", 1, 2, 3});
   ASSERT_TRUE(dir) << dir.error().message;
   EXPECT_EQ(cache->complete("main"), dir.value());
   EXPECT_EQ(slurp(fs::path(*dir) / "config.json"), "{\"a\":1}");
@@ -95,7 +96,7 @@ TEST_F(Cache, AnOlderFetchIsReplacedWhole) {
     auto staging = cache->stage("main");
     ASSERT_TRUE(staging);
     ASSERT_TRUE(staging->write(round + ".safetensors", round));
-    ASSERT_TRUE(cache->commit(*staging, "main", CacheMarker{"e", round, "t", 1, 1}));
+    ASSERT_TRUE(cache->commit(*staging, "main", CacheMarker{"e", round, "t", 1, 1, 1}));
   }
   const fs::path main = root_ / "hub" / "models--org--name" / "main";
   EXPECT_FALSE(fs::exists(main / "first.safetensors"));

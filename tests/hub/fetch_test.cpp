@@ -111,6 +111,7 @@ TEST_F(Fetch, ASecondFetchReadsTheCacheWithoutARequest) {
   EXPECT_EQ(second->endpoint, server_->endpoint());
   EXPECT_EQ(second->commit, testing::HubServer::kCommit);
   EXPECT_EQ(second->shards, 3u);
+  EXPECT_EQ(second->checkpoint_file_bytes, checkpoint_bytes_);
   std::cout << "fetch " << std::chrono::duration<double, std::milli>(t1 - t0).count()
             << " ms, from the cache " << std::chrono::duration<double, std::milli>(t2 - t1).count()
             << " ms\n";
