@@ -91,7 +91,9 @@ TEST_F(Fetch, ThePlanOfTheFetchedHeadersIsThePlanOfTheCheckpoint) {
   EXPECT_LE(server_->bytes_sent() * 100, checkpoint_bytes_);
   // Never a byte of tensor data: every shard request is a Range within the header.
   for (const auto& q : server_->log()) {
-    if (q.path.ends_with(".safetensors")) EXPECT_THAT(q.header("range"), HasSubstr("bytes="));
+    if (q.path.ends_with(".safetensors")) {
+      EXPECT_THAT(q.header("range"), HasSubstr("bytes="));
+    }
   }
 }
 
