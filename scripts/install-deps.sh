@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what sparkdoc builds and tests with, from the distribution's packages only
-# (Debian 12 / Ubuntu 24.04). Safe to run again.
+# (Debian 12 / Ubuntu 24.04). Safe to run again. libcurl4-openssl-dev gives libcurl's header
+# (sparkdoc loads libcurl.so.4 with dlopen and never links it) and the library the Hub tests use.
 set -euo pipefail
 packages=(
   cmake ninja-build g++ pkg-config
@@ -8,6 +9,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-dev
   zlib1g-dev
+  libcurl4-openssl-dev
 )
 # Headless Chromium renders the HTML report in report_screenshot_test (which skips without it).
 # Only where the distribution's archive has a real package: Debian's chromium; Ubuntu's

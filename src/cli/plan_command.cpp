@@ -10,11 +10,15 @@
 
 #include "capture/capture.h"
 #include "cli/commands.h"
+#include "cli/progress.h"
 #include "cli/snapshot_file.h"
+#include "core/fs.h"
 #include "core/strings.h"
 #include "core/units.h"
 #include "facts/memory.h"
 #include "facts/platform.h"
+#include "hub/fetch.h"
+#include "hub/model_id.h"
 #include "plan/locate.h"
 #include "plan/plan.h"
 
@@ -50,6 +54,9 @@ struct PlanFlags {
   bool strict_size = false;
   bool json = false;
   bool timing = false;
+  std::string revision;
+  bool offline = false;
+  bool refresh = false;
 };
 
 // The machine planned for: its available memory (--available, a recorded snapshot, or this
@@ -149,6 +156,112 @@ std::optional<plan::Hardware> hardware_for(const PlanFlags& flags, const Machine
   return hw;
 }
 
+// The headers of a Hub model, fetched (or read from sparkdoc's cache), with a progress line on
+// stderr while the shards come.
+Result<hub::FetchResult> fetch_model(const hub::ModelId& id, const PlanFlags& flags) {
+  auto settings = hub::settings_from_env();
+  if (!settings) return tl::unexpected(std::move(settings.error()));
+  hub::FetchOptions options;
+  options.refresh = flags.refresh;
+  options.offline = flags.offline;
+  auto line = std::make_shared<ProgressLine>(std::chrono::seconds(1));
+  const std::string label = id.label();
+  const std::string endpoint = settings->endpoint;
+  options.progress = [line, label, endpoint](size_t shard, size_t shards, uint64_t bytes) {
+    line->show(fmt::format("fetching the headers of {} from {}: shard {} of {}, {}", label,
+                           endpoint, shard, shards, format_binary(bytes)));
+  };
+  auto fetched = hub::fetch_headers(id, *settings, options);
+  line->clear();
+  return fetched;
+}
+
+// Where the plan's headers came from, said in the plan: resolved_from, notes, and the "hub" key
+// of the JSON.
+void tell_source(plan::Plan& p, const hub::ModelId& id, const hub::FetchResult& f) {
+  const std::string commit =
+      f.commit.empty() ? "" : fmt::format(", commit {}", f.commit.substr(0, 12));
+  if (f.from_cache) {
+    p.resolved_from =
+        fmt::format("headers of {} from sparkdoc's cache{}", id.label(),
+                    f.endpoint.empty() ? "" : " (fetched from " + f.endpoint + commit + ")");
+    p.notes.push_back(
+        fmt::format("the headers were read from {} without the network{}; "
+                    "--refresh fetches them again",
+                    f.dir, f.fetched_at.empty() ? "" : ", as fetched " + f.fetched_at));
+  } else {
+    p.resolved_from =
+        fmt::format("headers of {} fetched from {}{}", id.label(), f.endpoint, commit);
+    p.notes.push_back(fmt::format(
+        "fetched {} shard header{}, {} in {} requests, from {}{} into {}; the next plan of this "
+        "revision reads them from there",
+        f.shards, f.shards == 1 ? "" : "s", format_binary(f.traffic.body_bytes), f.traffic.requests,
+        f.endpoint,
+        f.checkpoint_file_bytes ? " (of a checkpoint of " + format_gb(f.checkpoint_file_bytes) + ")"
+                                : "",
+        f.dir));
+  }
+  for (const auto& n : f.notes) p.notes.push_back(n);
+}
+
+nlohmann::json hub_json(const hub::ModelId& id, const hub::FetchResult& f) {
+  return {{"model", id.repo()},
+          {"revision", id.revision},
+          {"endpoint", f.endpoint},
+          {"commit", f.commit},
+          {"cache_dir", f.dir},
+          {"from_cache", f.from_cache},
+          {"fetched_at", f.fetched_at},
+          {"shards", f.shards},
+          {"requests", f.traffic.requests},
+          {"body_bytes", f.traffic.body_bytes},
+          {"header_bytes", f.traffic.header_bytes},
+          {"checkpoint_file_bytes", f.checkpoint_file_bytes},
+          {"range_ignored", f.range_ignored}};
+}
+
+// MODEL as a path or a Hugging Face cache entry (nothing fetched), or a Hub model whose headers
+// are fetched; `id` and `fetched` are filled in the last case.
+Result<std::string> model_path(const PlanFlags& flags, std::optional<hub::ModelId>& id,
+                               std::optional<hub::FetchResult>& fetched) {
+  const std::string& model = flags.model;
+  const auto roots = plan::hub_cache_roots();
+  if (exists(model) || !hub::looks_like_model_id(model)) {
+    if (!flags.revision.empty()) {
+      return fail(
+          fmt::format("--revision names a revision of a Hub model (ORG/NAME), and {} is "
+                      "a path",
+                      model));
+    }
+    return plan::locate_model(model, roots);
+  }
+  auto parsed = hub::parse_model_id(model, flags.revision);
+  if (!parsed) {
+    return fail(fmt::format("{} is no file or folder here, and not a Hub model either: {}", model,
+                            parsed.error().message));
+  }
+  // A model downloaded into the Hugging Face cache is planned from there.
+  if (!parsed->revision_given) {
+    if (std::string entry = plan::locate_model(parsed->repo(), roots); entry != parsed->repo()) {
+      return entry;
+    }
+  } else if (auto snapshot = plan::locate_revision(parsed->repo(), parsed->revision, roots)) {
+    return *snapshot;
+  }
+  if (flags.strict_size) {
+    return fail(
+        fmt::format("--strict-size needs every shard's data, and {} is not downloaded "
+                    "(only its headers would be fetched): download it, or drop "
+                    "--strict-size",
+                    parsed->label()));
+  }
+  auto f = fetch_model(*parsed, flags);
+  if (!f) return tl::unexpected(std::move(f.error()));
+  id = std::move(*parsed);
+  fetched = std::move(*f);
+  return fetched->dir;
+}
+
 int run_plan(const PlanFlags& flags) {
   const char* me = "sparkdoc plan";
   int methods = (flags.full ? 1 : 0) + (flags.lora ? 1 : 0) + (flags.qlora ? 1 : 0);
@@ -203,6 +316,11 @@ int run_plan(const PlanFlags& flags) {
       flags.attention == "sdpa" ? plan::Attention::kSdpa : plan::Attention::kEager;
   req.dtype_override = flags.dtype;
 
+  if (flags.offline && flags.refresh) {
+    std::cerr << me << ": --refresh fetches from the Hub, and --offline forbids it: choose one\n";
+    return kExitUsage;
+  }
+
   // The machine first: its platform sets the CUDA context the budget counts.
   Machine machine;
   if (!flags.no_memory) {
@@ -221,20 +339,28 @@ int run_plan(const PlanFlags& flags) {
   req.run = {flags.samples, flags.epochs, flags.grad_accum, flags.steps};
 
   auto t0 = std::chrono::steady_clock::now();
-  std::string path = plan::locate_model(flags.model, plan::hub_cache_roots());
+  std::optional<hub::ModelId> id;
+  std::optional<hub::FetchResult> fetched;
+  auto path = model_path(flags, id, fetched);
+  if (!path) {
+    std::cerr << me << ": " << path.error().message << "\n";
+    return kExitUsage;
+  }
   safetensors::HeaderOptions options{flags.strict_size ? safetensors::SizeCheck::kExact
                                                        : safetensors::SizeCheck::kHeaderOnly};
-  auto p = plan::plan_model(path, options, req);
+  auto p = plan::plan_model(*path, options, req);
   if (!p) {
     std::cerr << me << ": " << p.error().message << "\n";
     return kExitUsage;
   }
+  if (fetched) tell_source(*p, *id, *fetched);
   auto t1 = std::chrono::steady_clock::now();
   if (machine.available) plan::judge_fit(*p, *machine.available);
   double plan_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
   if (flags.json) {
     nlohmann::json j = plan::render_plan_json(*p);
     if (flags.timing) j["timing_ms"] = plan_ms;
+    if (fetched) j["hub"] = hub_json(*id, *fetched);
     std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
     std::cout << plan::render_plan_text(*p);
@@ -252,20 +378,33 @@ std::function<int()> add_plan_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "plan",
       "Will this model and training method fit? Reads only the safetensors headers and "
-      "config.json of MODEL (a folder, a shard, an index, a Hugging Face cache entry or org/name "
-      "in the cache), counts parameters exactly as PEFT's get_nb_trainable_parameters() (or "
-      "Unsloth) reports them, and budgets weights, adapters, gradients, optimizer states, "
+      "config.json of MODEL (a folder, a shard, an index, a Hugging Face cache entry, or "
+      "ORG/NAME[@REVISION]), counts parameters exactly as PEFT's get_nb_trainable_parameters() "
+      "(or Unsloth) reports them, and budgets weights, adapters, gradients, optimizer states, "
       "activations and the load-time peak against the memory available (this machine, a "
       "snapshot, or --available). Training and the load must both fit. Exit 0 fits (or no memory "
-      "figure), 1 does not fit (training or the load), 2 usage.\n"
+      "figure), 1 does not fit (training or the load), 2 usage or an error.\n"
+      "Before the download: ORG/NAME that is neither a path here nor in the Hugging Face cache "
+      "is planned from the Hub without its weights: config.json, the shard index and each "
+      "shard's safetensors header are fetched (two small Range requests a shard, about 100 "
+      "bytes a tensor, never tensor data) into sparkdoc's cache ($SPARKDOC_CACHE, "
+      "else ~/.cache/sparkdoc/hub; not Hugging Face's), and a later plan of that revision reads "
+      "them from there without the network. HF_ENDPOINT (a mirror), HF_TOKEN (or the token "
+      "file huggingface-cli login writes; gated models need it and their terms accepted on "
+      "the model's page) and HF_HUB_OFFLINE=1 are read as huggingface_hub reads them. libcurl "
+      "(apt install libcurl4) is loaded only then.\n"
       "Examples:\n"
       "  sparkdoc plan ~/models/Qwen3.5-35B-A3B --lora 32 --experts --optim adamw_8bit \\\n"
       "      --seq 2048 --batch 2 --grad-ckpt\n"
       "  sparkdoc plan nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16 --lora 32 --framework unsloth "
       "\\\n"
       "      --targets q_proj,k_proj,v_proj,o_proj,in_proj,out_proj,up_proj,down_proj\n"
+      "  sparkdoc plan Qwen/Qwen3-30B-A3B@main --qlora 16 --no-memory    # headers from the Hub\n"
+      "  HF_HUB_OFFLINE=1 sparkdoc plan Qwen/Qwen3-30B-A3B --qlora 16      # from the cache only\n"
       "  sparkdoc plan MODEL --full --snapshot spark.json --json");
-  cmd->add_option("model", flags->model, "Model folder, .safetensors file, index, cache entry")
+  cmd->add_option("model", flags->model,
+                  "Model folder, .safetensors file, index, cache entry, or ORG/NAME[@REVISION] "
+                  "on the Hub")
       ->required()
       ->type_name("MODEL");
   cmd->add_flag("--full", flags->full, "Full fine-tuning: every parameter trainable");
@@ -347,6 +486,15 @@ std::function<int()> add_plan_command(CLI::App& app) {
   cmd->add_flag("--no-memory", flags->no_memory, "Count and budget only; no verdict");
   cmd->add_flag("--strict-size", flags->strict_size,
                 "Require every shard to hold all its data (default: headers suffice)");
+  cmd->add_option("--revision", flags->revision,
+                  "The Hub model's branch, tag or commit (default main; ORG/NAME@REV says the "
+                  "same)")
+      ->type_name("REV");
+  cmd->add_flag("--offline", flags->offline,
+                "Never fetch from the Hub: a model not downloaded must be in sparkdoc's cache "
+                "(as HF_HUB_OFFLINE=1)");
+  cmd->add_flag("--refresh", flags->refresh,
+                "Fetch a Hub model's headers again even when sparkdoc's cache holds them");
   cmd->add_flag("--json", flags->json, "Write the plan as JSON to stdout");
   cmd->add_flag("--timing", flags->timing, "Report how long reading the headers and planning took");
   return [flags]() { return run_plan(*flags); };

@@ -405,6 +405,17 @@ Result<Fd> create_file(const std::string& path, int flags, mode_t mode) {
   return create_file(*dir, file_name(path), flags, mode);
 }
 
+Result<void> write_new_file(const Dir& dir, std::string_view name, std::string_view contents,
+                            mode_t mode) {
+  auto fd = create_file(dir, name, 0, mode);
+  if (!fd) return tl::unexpected(std::move(fd.error()));
+  if (int err = write_all(fd->get(), contents); err != 0) {
+    ::unlinkat(dir.fd.get(), std::string(name).c_str(), 0);
+    return errno_fail("cannot write", dir.child(name), err);
+  }
+  return {};
+}
+
 Result<Fd> replace_file(const std::string& path, mode_t mode) {
   auto beside = temp_beside(path, mode, "cannot replace");
   if (!beside) return tl::unexpected(std::move(beside.error()));

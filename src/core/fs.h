@@ -132,6 +132,10 @@ Result<bool> is_empty_dir(const Dir& dir);
 Result<Fd> create_file(const Dir& dir, std::string_view name, int flags = 0, mode_t mode = 0644);
 // The same by path (its folder opened as given).
 Result<Fd> create_file(const std::string& path, int flags = 0, mode_t mode = 0644);
+// Creates the new file `name` in `dir` as create_file does and writes `contents` into it; a
+// failed write removes the file again.
+Result<void> write_new_file(const Dir& dir, std::string_view name, std::string_view contents,
+                            mode_t mode = 0644);
 
 // A new empty file put in place of `path` at once (made beside it under a name nobody can
 // guess, then renamed over it): what was there is replaced, never written through or truncated.

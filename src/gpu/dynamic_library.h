@@ -1,106 +1,15 @@
-// Opening a vendor library with dlopen and binding its entry points by name, for the NVML and
-// CUDA loaders (nvml_api.h, cuda_api.h). Nothing here knows either library.
-//
-// Ownership: a library, once opened, is never closed. The vendor libraries start threads and
-// register exit handlers of their own, and dlclose while one of them runs unmaps code under it.
-// Threading: a DynamicLibrary and the Symbols bound from it are immutable after loading and may
-// be used from any thread.
+// The NVIDIA libraries' side of core/dynamic_library.h: what a missing one means.
 #pragma once
 
-#include <initializer_list>
 #include <string>
-#include <vector>
 
+#include "core/dynamic_library.h"
 #include "core/result.h"
 
 namespace sparkdoc::gpu {
 
-// Whether a library without this entry point is still usable.
-enum class Need { kRequired, kOptional };
-
-template <class Signature>
-class Symbol;
-
-// One entry point: a typed function pointer and the name that resolved it, or, when the library
-// exports none of the names asked for, the text saying so (a capability gap, not a failure).
-template <class R, class... Args>
-class Symbol<R(Args...)> {
- public:
-  using Pointer = R (*)(Args...);
-
-  bool bound() const { return fn_ != nullptr; }
-  explicit operator bool() const { return bound(); }
-  // Precondition: bound().
-  R operator()(Args... args) const { return fn_(args...); }
-  // The exported name that was bound ("nvmlInit_v2"); empty when missing.
-  const std::string& name() const { return name_; }
-  // "symbol nvmlDeviceGetFieldValues missing from /usr/lib/.../libnvidia-ml.so.1"; empty when
-  // bound.
-  const std::string& missing() const { return missing_; }
-
- private:
-  friend class DynamicLibrary;
-  Pointer fn_ = nullptr;
-  std::string name_;
-  std::string missing_;
-};
-
-class DynamicLibrary {
- public:
-  // dlopen(name, RTLD_NOW | RTLD_LOCAL); `name` is a soname searched the usual way or a path.
-  // Fails with Why::kAbsent when the file is not there, Why::kError (dlerror's text) otherwise.
-  static Result<DynamicLibrary> open(const std::string& name);
-
-  // The file the dynamic linker mapped (a soname resolved to its path), else the name given.
-  const std::string& path() const { return path_; }
-
-  // Binds the first of `names` (newest version first) that the library exports. When none is
-  // exported the Symbol records why; for a required entry point that text is also appended to
-  // `missing_required`, which makes the library unusable.
-  template <class R, class... Args>
-  void bind(Symbol<R(Args...)>& symbol, Need need, std::initializer_list<const char*> names,
-            std::vector<std::string>& missing_required) const {
-    const char* found = nullptr;
-    void* address = find(names, found);
-    if (address != nullptr) {
-      // POSIX guarantees that dlsym's object pointer converts to the function's pointer type.
-      symbol.fn_ = reinterpret_cast<typename Symbol<R(Args...)>::Pointer>(address);
-      symbol.name_ = found;
-      return;
-    }
-    symbol.missing_ = missing_text(names);
-    if (need == Need::kRequired) missing_required.push_back(symbol.missing_);
-  }
-
- private:
-  void* find(std::initializer_list<const char*> names, const char*& found) const;
-  std::string missing_text(std::initializer_list<const char*> names) const;
-
-  void* handle_ = nullptr;
-  std::string path_;
-};
-
-// The library to open: the value of `override_env` when set and not empty, else `soname`. A
-// privileged process takes the override only from a file root owns and no one else can write
-// (core/fs.h check_root_may_trust); otherwise the error says why the override was refused.
-Result<std::string> library_name(const char* override_env, const char* soname);
-
-// DynamicLibrary::open with the message a person needs: a missing soname means no driver (or
-// none mounted into this container); anything else names the file and dlopen's reason.
+// open_library with the message for a driver library: a missing soname means no driver (or
+// none mounted into this container).
 Result<DynamicLibrary> open_vendor_library(const std::string& name, const char* soname);
-
-// The process-lifetime loader of a vendor library: `load` of the library `override_env` names,
-// else of `soname`; a failure caused by the override says so.
-template <class Loader>
-Result<Loader> load_from_env(const char* override_env, const char* soname) {
-  auto chosen = library_name(override_env, soname);
-  if (!chosen) return tl::unexpected(chosen.error());
-  const std::string& name = *chosen;
-  Result<Loader> loaded = Loader::load(name);
-  if (!loaded && name != soname) {
-    loaded.error().message += std::string(" (named by ") + override_env + ")";
-  }
-  return loaded;
-}
 
 }  // namespace sparkdoc::gpu

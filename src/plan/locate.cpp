@@ -33,6 +33,26 @@ std::string locate_model(const std::string& model, const std::vector<std::string
   return model;
 }
 
+std::optional<std::string> locate_revision(const std::string& model, const std::string& revision,
+                                           const std::vector<std::string>& roots) {
+  auto parts = split(model, '/');
+  if (parts.size() != 2 || revision.empty() || contains(revision, "/") ||
+      contains(revision, "..")) {
+    return std::nullopt;
+  }
+  const std::string entry = fmt::format("models--{}--{}", parts[0], parts[1]);
+  for (const auto& r : roots) {
+    const std::string dir = r + "/" + entry;
+    std::string commit = revision;
+    // refs/<branch or tag> holds the commit it points to, as huggingface_hub writes it.
+    if (auto ref = read_text(dir + "/refs/" + revision, 4096)) commit = std::string(trim(*ref));
+    if (commit.empty() || contains(commit, "/") || contains(commit, "..")) continue;
+    const std::string snapshot = dir + "/snapshots/" + commit;
+    if (is_dir(snapshot)) return snapshot;
+  }
+  return std::nullopt;
+}
+
 Result<Plan> plan_model(const std::string& path, const safetensors::HeaderOptions& options,
                         const PlanRequest& request) {
   auto ck = safetensors::open_checkpoint(path, options);

@@ -3,6 +3,7 @@
 // planned (plan/plan.h). Reads files and the cache's environment variables; nothing else.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,12 @@ std::vector<std::string> hub_cache_roots();
 // `model` itself when it exists here or is not "org/name"; else the first cache entry
 // models--org--name under `roots` that is a folder; else `model`.
 std::string locate_model(const std::string& model, const std::vector<std::string>& roots);
+
+// The snapshot of `revision` in the cache entry models--org--name of "org/name" under `roots`:
+// the commit refs/<revision> names, or snapshots/<revision> itself (a commit hash); nullopt when
+// no root holds it. `revision` is a plain name (no '/', no "..").
+std::optional<std::string> locate_revision(const std::string& model, const std::string& revision,
+                                           const std::vector<std::string>& roots);
 
 // The plan for the checkpoint at `path` (a folder, a shard, an index or a cache entry) and its
 // config.json. Errors: the checkpoint cannot be read, config.json is missing or invalid (the

@@ -24,21 +24,6 @@ uint64_t read_le64(std::string_view bytes) {
   return n;
 }
 
-// The 8-byte length N: within the format's limit and, with the prefix, within the file.
-Result<uint64_t> header_length(std::string_view prefix, uint64_t file_bytes,
-                               std::string_view label) {
-  uint64_t n = read_le64(prefix);
-  if (n > kMaxHeaderBytes) {
-    return fail(fmt::format("{}: header length {} exceeds the format's limit of {} bytes", label,
-                            n, kMaxHeaderBytes));
-  }
-  if (kLengthPrefixBytes + n > file_bytes) {
-    return fail(fmt::format("{}: header of {} bytes runs past the end of the file ({} bytes)",
-                            label, n, file_bytes));
-  }
-  return n;
-}
-
 std::string shape_text(const std::vector<uint64_t>& shape) {
   return fmt::format("[{}]", fmt::join(shape, ", "));
 }
@@ -302,13 +287,31 @@ const TensorInfo* Header::find(std::string_view name) const {
   return &tensors[*it];
 }
 
+Result<uint64_t> parse_header_length(std::string_view prefix, uint64_t file_bytes,
+                                     std::string_view label) {
+  if (prefix.size() < kLengthPrefixBytes) {
+    return fail(
+        fmt::format("{}: {} bytes, too short for the 8-byte header length", label, prefix.size()));
+  }
+  uint64_t n = read_le64(prefix);
+  if (n > kMaxHeaderBytes) {
+    return fail(fmt::format("{}: header length {} exceeds the format's limit of {} bytes", label, n,
+                            kMaxHeaderBytes));
+  }
+  if (kLengthPrefixBytes + n > file_bytes) {
+    return fail(fmt::format("{}: header of {} bytes runs past the end of the file ({} bytes)",
+                            label, n, file_bytes));
+  }
+  return n;
+}
+
 Result<Header> parse_header(std::string_view bytes, uint64_t file_bytes, std::string_view label,
                             const HeaderOptions& options) {
   if (bytes.size() < kLengthPrefixBytes || file_bytes < kLengthPrefixBytes) {
     return fail(fmt::format("{}: {} bytes, too short for the 8-byte header length", label,
                             std::min<uint64_t>(bytes.size(), file_bytes)));
   }
-  auto length = header_length(bytes, file_bytes, label);
+  auto length = parse_header_length(bytes, file_bytes, label);
   if (!length) return tl::unexpected(length.error());
   uint64_t n = *length;
   if (kLengthPrefixBytes + n > bytes.size()) {
@@ -401,7 +404,7 @@ Result<Header> read_header(const std::string& path, const HeaderOptions& options
   if (auto r = pread_all(f->fd.get(), buf.data(), kLengthPrefixBytes, 0, path); !r) {
     return tl::unexpected(r.error());
   }
-  auto length = header_length(buf, file_bytes, path);
+  auto length = parse_header_length(buf, file_bytes, path);
   if (!length) return tl::unexpected(length.error());
   uint64_t n = *length;
   buf.resize(kLengthPrefixBytes + n);

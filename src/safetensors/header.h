@@ -70,6 +70,12 @@ struct Header {
   std::vector<uint32_t> by_name;  // indexes into tensors, sorted by name (filled by the parser)
 };
 
+// The header length N from a file's first 8 bytes (`prefix`, at least 8 of them): within the
+// format's limit and, with the prefix, within `file_bytes`. For a caller that reads the header
+// in two steps (the Hub fetcher asks for the 8 bytes, then for N).
+Result<uint64_t> parse_header_length(std::string_view prefix, uint64_t file_bytes,
+                                     std::string_view label = "safetensors file");
+
 // Parses the start of a file: `bytes` holds at least 8 + N bytes of it (more is ignored),
 // `file_bytes` is the file's full size. `label` names the file in errors.
 Result<Header> parse_header(std::string_view bytes, uint64_t file_bytes,

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "plan/memory.h"
@@ -50,6 +51,24 @@ TEST_F(Folder, OrgNameIsFoundInTheFirstCacheThatHoldsIt) {
   EXPECT_EQ(locate_model("org/name/extra", roots), "org/name/extra");
   EXPECT_EQ(locate_model("/abs/org", roots), "/abs/org");
   EXPECT_EQ(locate_model("plain", roots), "plain");
+}
+
+TEST_F(Folder, ARevisionIsFoundByItsRefOrItsCommit) {
+  const fs::path entry = dir_ / "hub" / "models--org--name";
+  fs::create_directories(entry / "snapshots" / "abc123");
+  fs::create_directories(entry / "snapshots" / "def456");
+  fs::create_directories(entry / "refs");
+  std::ofstream(entry / "refs" / "main") << "abc123\n";
+  std::vector<std::string> roots = {(dir_ / "none").string(), (dir_ / "hub").string()};
+  EXPECT_EQ(locate_revision("org/name", "main", roots), (entry / "snapshots" / "abc123").string());
+  EXPECT_EQ(locate_revision("org/name", "def456", roots),
+            (entry / "snapshots" / "def456").string());
+  EXPECT_EQ(locate_revision("org/name", "v9", roots), std::nullopt);
+  EXPECT_EQ(locate_revision("org/other", "main", roots), std::nullopt);
+  EXPECT_EQ(locate_revision("org/name", "../snapshots/abc123", roots), std::nullopt);
+  // A ref that names a path is not followed out of the entry.
+  std::ofstream(entry / "refs" / "evil") << "../../..";
+  EXPECT_EQ(locate_revision("org/name", "evil", roots), std::nullopt);
 }
 
 TEST_F(Folder, ACheckpointWithoutConfigSaysConfigIsNeeded) {

@@ -23,9 +23,11 @@ inline std::string L(const std::string& prefix, int i) {
   return prefix + std::to_string(i) + ".";
 }
 
-// Writes config.json and the tensors in `shards` header-only shards with an index.
+// Writes config.json and the tensors in `shards` shards with an index: header-only, or with
+// their data (`mode`).
 inline std::filesystem::path write_fixture(const std::filesystem::path& dir, const ModelFixture& m,
-                                           size_t shards = 3) {
+                                           size_t shards = 3,
+                                           DataMode mode = DataMode::kHeaderOnly) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "config.json") << m.config;
@@ -39,7 +41,7 @@ inline std::filesystem::path write_fixture(const std::filesystem::path& dir, con
     for (size_t i = s * per; i < std::min(m.tensors.size(), (s + 1) * per); ++i) {
       ts.push_back(m.tensors[i]);
     }
-    write_safetensors(dir / name, ts, DataMode::kHeaderOnly);
+    write_safetensors(dir / name, ts, mode);
     total += header_json(ts).second;
     parts.emplace_back(name, std::move(ts));
   }
