@@ -135,7 +135,7 @@ Result<LoraCount> count_lora(const ModelView& model, const LoraRequest& req) {
     if (all_linear) {
       std::set<std::string> leaves;
       for (const auto& m : model.modules) {
-        if (m.kind == ModuleKind::kLinear && m.name != model.output_head) {
+        if (m.kind == ModuleKind::kLinear && m.name != model.output_embeddings) {
           leaves.insert(std::string(leaf_of(m.name)));
         }
       }
@@ -241,7 +241,7 @@ Result<LoraCount> count_lora(const ModelView& model, const LoraRequest& req) {
     if (m.kind == ModuleKind::kExperts) continue;
     bool take = false;
     if (all_linear) {
-      take = m.kind == ModuleKind::kLinear && m.name != model.output_head;
+      take = m.kind == ModuleKind::kLinear && m.name != model.output_embeddings;
     } else {
       for (const auto& t : targets) {
         if (name_matches(m.name, t)) {

@@ -3,7 +3,8 @@
 //
 // PEFT rules (peft tuners_utils / lora layer, reference §2.3):
 //   - a target name matches a module whose path equals it or ends with "." + it;
-//   - "all-linear" takes every nn.Linear except the output head (get_output_embeddings());
+//   - "all-linear" takes every nn.Linear except the output head (get_output_embeddings(); none
+//     where that returns None, as on BLIP);
 //   - Linear(in, out) adds r·(in + out); Embedding(n, d) r·(n + d); ConvNd r·in·k + out·r;
 //   - target_parameters on a 3-D expert parameter [E, d1, d2] adds r·E·(d1 + d2) and counts as
 //     one wrapped module per parameter (nested ParamWrappers);
