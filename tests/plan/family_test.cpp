@@ -340,5 +340,62 @@ TEST(PlanShared, ZambaHybridLayersShareTheirBlocksAndPeftAdaptsEachCopy) {
                                       "model.layers.4.shared_transformer.self_attn.q_proj"}));
 }
 
+// One MoE layer beside the attention: a router, fused experts (E=4, I=8) and a shared expert.
+std::vector<WriteTensor> moe_layer(const std::string& router) {
+  const std::string mlp = "model.layers.0.mlp.";
+  return {{mlp + router + ".weight", "BF16", {4, kH}},
+          {mlp + "experts.gate_up_proj", "BF16", {4, 2 * 8, kH}},
+          {mlp + "experts.down_proj", "BF16", {4, kH, 8}},
+          {mlp + "shared_experts.gate_proj.weight", "BF16", {8, kH}},
+          {mlp + "shared_experts.up_proj.weight", "BF16", {8, kH}},
+          {mlp + "shared_experts.down_proj.weight", "BF16", {kH, 8}}};
+}
+constexpr uint64_t kAttention = 4 * 2 * kH;  // q, k, v, o: r * (in + out) each, over r
+constexpr uint64_t kSharedExpert = 3 * (kH + 8);
+constexpr uint64_t kGateUp = 4 * (2 * 8 + kH);  // experts.gate_up_proj, over r
+constexpr uint64_t kDown = 4 * (kH + 8);
+
+// PEFT 0.21 rewrites the targets of these transformers 5.17 families (as it does Qwen3-MoE's):
+// gate_proj and up_proj become the experts' gate_up_proj at rank 2r, down_proj theirs, and the
+// shared expert named the same is no longer adapted. Cohere2-MoE, Exaone-MoE, GLM-MoE-DSA,
+// Mellum and DeepSeek-V3.2 were measured so.
+TEST(PlanPeftMoe, Transformers5FamiliesWhoseTargetsPeftRewrites) {
+  for (const char* type :
+       {"cohere2_moe", "exaone_moe", "glm_moe_dsa", "mellum", "deepseek_v32", "qwen3_moe"}) {
+    Plan p = lora_plan(open_tiny(std::string("rewrite_") + type, tiny(type, moe_layer("gate"))), 16,
+                       kDefault, false);
+    EXPECT_EQ(p.lora->modules, 6u) << type;
+    EXPECT_EQ(p.trainable, 16 * kAttention + 32 * kGateUp + 16 * kDown) << type;
+  }
+}
+
+// Qwen2-MoE is not rewritten on transformers 5.17 (nor Qwen3-VL-MoE): gate_proj, up_proj and
+// down_proj adapt the shared expert, and the routed experts only with target_parameters.
+TEST(PlanPeftMoe, Qwen2MoeTargetsAreNotRewrittenOnTransformers5_17) {
+  Opened o = open_tiny("rewrite_qwen2_moe", tiny("qwen2_moe", moe_layer("gate")));
+  Plan p = lora_plan(o, 16, kDefault, false);
+  EXPECT_EQ(p.lora->modules, 7u);
+  EXPECT_EQ(p.trainable, 16 * (kAttention + kSharedExpert));
+  EXPECT_TRUE(p.lora->target_parameters.empty());
+  Plan e = lora_plan(o, 32, kDefault, true);
+  EXPECT_EQ(e.lora->modules, 9u);
+  EXPECT_EQ(e.trainable, 32 * (kAttention + kSharedExpert + kGateUp + kDown));
+}
+
+// AFMoE's router is an nn.Linear named router.gate: PEFT's rewritten "gate" target
+// ("gate.weight") wraps its weight as a parameter, and its attention's gate_proj (an output
+// gate) leaves target_modules with the MLPs' gate_proj.
+TEST(PlanPeftMoe, AfmoeRouterGateIsALinearWhoseWeightTheRewrittenGateTargets) {
+  std::vector<WriteTensor> t = moe_layer("router.gate");
+  t.push_back({"model.layers.0.self_attn.gate_proj.weight", "BF16", {kH, kH}});
+  Opened o = open_tiny("rewrite_afmoe", tiny("afmoe", t));
+  Plan d = lora_plan(o, 16, kDefault, false);
+  EXPECT_EQ(d.lora->modules, 6u);
+  EXPECT_EQ(d.trainable, 16 * kAttention + 32 * kGateUp + 16 * kDown);
+  Plan al = lora_plan(o, 8, kAllLinear, false);
+  EXPECT_EQ(al.lora->modules, 7u);
+  EXPECT_EQ(al.trainable, 8 * (kAttention + kH + 4) + 16 * kGateUp + 8 * kDown);
+}
+
 }  // namespace
 }  // namespace sparkdoc::plan
