@@ -63,7 +63,8 @@ Result<ModelConfig> parse_config(std::string_view text, std::string_view label) 
   c.intermediate_size = get_u64(t, {"intermediate_size", "ffn_hidden_size", "n_inner"});
   c.vocab_size = get_u64(t, {"vocab_size"});
   if (c.vocab_size == 0) c.vocab_size = get_u64(j, {"vocab_size"});
-  c.num_experts = get_u64(t, {"num_experts", "n_routed_experts", "num_local_experts"});
+  c.num_experts =
+      get_u64(t, {"num_experts", "n_routed_experts", "num_local_experts", "moe_num_experts"});
   c.experts_per_token = get_u64(t, {"num_experts_per_tok", "moe_topk", "top_k"});
   // The top level decides for multimodal classes; the text config otherwise.
   for (const json* src : std::initializer_list<const json*>{&j, text_cfg}) {

@@ -14,7 +14,10 @@
 //     nn.Linear) are transformers 5 TopKRouter modules holding a raw parameter, not nn.Linear:
 //     all-linear does not take them and naming them is an error;
 //   - modules whose weights are tied to others' (Zamba's shared block in each hybrid layer) are
-//     modules with no parameters of their own, which PEFT still wraps.
+//     modules with no parameters of their own, which PEFT still wraps;
+//   - a checkpoint in a family's original layout, which transformers 5.17 renames, splits and
+//     fuses at load (Granite MoE, HunYuan, DeepSeek-V4, Kimi-K2.5, ...: model.cpp's
+//     kHubLayouts), is read as loaded.
 // Where headers cannot tell (a 2-D weight of an embedding vs a linear, a router's class) the
 // names of transformers 5.17's registered architectures decide, and model_type where names do
 // not; model.cpp says which at each rule.

@@ -101,11 +101,13 @@ TEST(PlanBuffers, ScoreCorrectionBiasIsAParameterOnlyInLagunaAndErnieMoeStatics)
       {"model.layers.0.mlp.gate.moe_statics.e_score_correction_bias", "F32", {1, 8}}};
   EXPECT_EQ(full_plan(open_tiny("escore_ernie", tiny("ernie4_5_moe", statics))).total_params,
             kTinyParams + 8);
-  std::vector<WriteTensor> expert_bias{{"model.layers.0.mlp.expert_bias", "F32", {8}}};
+  // HunYuan V3's original layout (its router as router.gate) is converted at load.
+  std::vector<WriteTensor> expert_bias{{"model.layers.0.mlp.router.gate.weight", "BF16", {8, kH}},
+                                       {"model.layers.0.mlp.expert_bias", "F32", {8}}};
   EXPECT_EQ(full_plan(open_tiny("expert_bias_hyv3", tiny("hy_v3", expert_bias))).total_params,
-            kTinyParams);
+            kTinyParams + 8 * kH);
   EXPECT_EQ(full_plan(open_tiny("expert_bias_afmoe", tiny("afmoe", expert_bias))).total_params,
-            kTinyParams + 8);
+            kTinyParams + 8 * kH + 8);
 }
 
 // all-linear takes nn.Linear only. Embeddings by transformers 5's names (GPT-NeoX embed_in,
@@ -395,6 +397,151 @@ TEST(PlanPeftMoe, AfmoeRouterGateIsALinearWhoseWeightTheRewrittenGateTargets) {
   Plan al = lora_plan(o, 8, kAllLinear, false);
   EXPECT_EQ(al.lora->modules, 7u);
   EXPECT_EQ(al.trainable, 8 * (kAttention + kH + 4) + 16 * kGateUp + 8 * kDown);
+}
+
+bool has_parameter(const Plan& p, const std::string& name) {
+  const auto& paths = p.model.parameter_paths;
+  return std::find(paths.begin(), paths.end(), name) != paths.end();
+}
+
+// Original (hub) layouts transformers 5.17 converts at load, one per kind of step. Granite MoE
+// keeps its experts fused as input_linear/output_linear and its router as an nn.Linear inside
+// router.layer: loaded, they are the experts' gate_up_proj/down_proj and a TopKRouter.
+TEST(PlanHubLayouts, GraniteMoeInputLinearIsTheExpertsAndItsRouterIsNotLinear) {
+  const std::string b = "model.layers.0.block_sparse_moe.";
+  Opened o = open_tiny("hub_granitemoe",
+                       tiny("granitemoe", {{b + "input_linear.weight", "BF16", {4, 16, kH}},
+                                           {b + "output_linear.weight", "BF16", {4, kH, 8}},
+                                           {b + "router.layer.weight", "BF16", {4, kH}}}));
+  Plan e = lora_plan(o, 32, kDefault, true);
+  EXPECT_TRUE(has_parameter(e, b + "experts.gate_up_proj"));
+  EXPECT_EQ(e.lora->modules, 6u);
+  EXPECT_EQ(e.trainable, 32 * (kAttention + 4 * (16 + kH) + 4 * (kH + 8)));
+  EXPECT_EQ(lora_plan(o, 8, kAllLinear, false).lora->modules, 4u);
+}
+
+// HRM-Text's gqkv_proj is four nn.Linear once loaded (gate, q, k, v), its gate_up_proj two.
+TEST(PlanHubLayouts, HrmTextFusedProjectionsAreSplitIntoTheLinearsPeftTargets) {
+  const std::string l = "model.layers.1.";
+  Opened o =
+      open_tiny("hub_hrm", tiny("hrm_text", {{l + "attn.gqkv_proj.weight", "BF16", {4 * kH, kH}},
+                                             {l + "attn.o_proj.weight", "BF16", {kH, kH}},
+                                             {l + "mlp.gate_up_proj.weight", "BF16", {2 * kH, kH}},
+                                             {l + "mlp.down_proj.weight", "BF16", {kH, kH}}}));
+  Plan p = lora_plan(o, 8, kDefault, false);
+  EXPECT_TRUE(has_parameter(p, l + "self_attn.gate_proj.weight"));
+  EXPECT_EQ(p.lora->modules, 4u + 8u);
+  EXPECT_EQ(p.trainable, 12 * 8 * 2 * kH);
+  EXPECT_EQ(p.total_params, kTinyParams + 8 * kH * kH);
+}
+
+// MiniMax-M3 loads its shared expert's gate_proj and up_proj as one gate_up_proj nn.Linear, so
+// the default targets adapt only its down_proj.
+TEST(PlanHubLayouts, MiniMaxM3SharedGateAndUpAreFusedIntoOneLinear) {
+  ModelFixture m;
+  m.config = R"({"model_type":"minimax_m3_vl","tie_word_embeddings":false,
+      "text_config":{"model_type":"minimax_m3_vl_text","hidden_size":16,"vocab_size":64}})";
+  const std::string s = "language_model.model.layers.0.block_sparse_moe.shared_experts.";
+  m.tensors = {{"language_model.model.embed_tokens.weight", "BF16", {kV, kH}},
+               {s + "gate_proj.weight", "BF16", {8, kH}},
+               {s + "up_proj.weight", "BF16", {8, kH}},
+               {s + "down_proj.weight", "BF16", {kH, 8}},
+               {"language_model.lm_head.weight", "BF16", {kV, kH}}};
+  Opened o = open_tiny("hub_minimax_m3", m);
+  Plan d = lora_plan(o, 8, kDefault, false);
+  EXPECT_EQ(d.lora->modules, 1u);
+  EXPECT_EQ(d.trainable, 8 * (kH + 8));
+  Plan al = lora_plan(o, 8, kAllLinear, false);
+  EXPECT_EQ(al.lora->modules, 2u);
+  EXPECT_EQ(al.trainable, 8 * (kH + 16 + kH + 8));
+  EXPECT_TRUE(
+      has_parameter(al, "model.language_model.layers.0.mlp.shared_experts.gate_up_proj.weight"));
+}
+
+// Inkling's vision layers are numbered inside their names (linear_3) and its shared experts'
+// w13 is split along its second dimension into gate_proj and up_proj.
+TEST(PlanHubLayouts, InklingNumberedNamesMoveAndSharedW13Splits) {
+  ModelFixture m;
+  m.config = R"({"model_type":"inkling_mm_model","text_config":{"model_type":"inkling_text",
+      "hidden_size":16,"vocab_size":64}})";
+  m.tensors = {{"model.llm.embed.weight", "BF16", {kV, kH}},
+               {"model.llm.layers.0.attn.wq_du.weight", "BF16", {kH, kH}},
+               {"model.llm.layers.0.mlp.shared_experts.shared_w13_weight", "BF16", {2, 16, kH}},
+               {"model.llm.unembed.weight", "BF16", {kV, kH}},
+               {"model.visual.layers.linear_3.weight", "BF16", {8, 8}}};
+  Plan p = full_plan(open_tiny("hub_inkling", m));
+  for (const char* name : {"model.language_model.embed_tokens.weight",
+                           "model.language_model.layers.0.self_attn.q_proj.weight",
+                           "model.language_model.layers.0.mlp.shared_experts.gate_proj",
+                           "model.language_model.layers.0.mlp.shared_experts.up_proj",
+                           "model.vision_tower.encoder_layers.3.projection.weight"}) {
+    EXPECT_TRUE(has_parameter(p, name)) << name;
+  }
+  EXPECT_EQ(p.model.output_head, "lm_head");
+  EXPECT_EQ(p.total_params, 2 * kV * kH + kH * kH + 2 * 16 * kH + 64);
+}
+
+// ERNIE-4.5-VL's checkpoint keeps text and vision experts in one list (the first
+// moe_num_experts are text) and its routers transposed; Step 3.7 keeps the experts' gate_proj and
+// up_proj as two 3-D weights, fused along their second dimension at load.
+TEST(PlanHubLayouts, ErnieVlExpertsSplitByModalityAndStep3p7ExpertsFuse) {
+  ModelFixture ernie;
+  ernie.config = R"({"model_type":"ernie4_5_vl_moe","text_config":{
+      "model_type":"ernie4_5_vl_moe_text","hidden_size":16,"vocab_size":64,"moe_num_experts":2,
+      "tie_word_embeddings":true}})";
+  ernie.tensors = {{"model.embed_tokens.weight", "BF16", {kV, kH}},
+                   {"model.layers.0.mlp.gate.weight", "BF16", {kH, 2}},
+                   {"model.layers.0.mlp.gate.weight_1", "BF16", {kH, 2}}};
+  for (int e = 0; e < 4; ++e) {
+    std::string x = "model.layers.0.mlp.experts." + std::to_string(e) + ".";
+    uint64_t inter = e < 2 ? 8 : 4;
+    ernie.tensors.push_back({x + "gate_proj.weight", "BF16", {inter, kH}});
+    ernie.tensors.push_back({x + "up_proj.weight", "BF16", {inter, kH}});
+    ernie.tensors.push_back({x + "down_proj.weight", "BF16", {kH, inter}});
+  }
+  Plan ep = lora_plan(open_tiny("hub_ernie_vl", ernie), 32, {"q_proj"}, true);
+  std::vector<std::string> adapted;
+  for (const auto& a : ep.lora->adapted) adapted.push_back(a.name);
+  const std::string l = "model.language_model.layers.0.mlp.";
+  EXPECT_EQ(adapted,
+            (std::vector<std::string>{
+                l + "text_moe.experts.down_proj", l + "text_moe.experts.gate_up_proj",
+                l + "vision_moe.experts.down_proj", l + "vision_moe.experts.gate_up_proj"}));
+  EXPECT_EQ(ep.trainable, 32 * 2 * ((kH + 8) + (16 + kH) + (kH + 4) + (8 + kH)));
+
+  const std::string x = "model.layers.0.";
+  Opened step = open_tiny(
+      "hub_step3p7", tiny("step3p7", {{x + "moe.gate_proj.weight", "BF16", {4, 8, kH}},
+                                      {x + "moe.up_proj.weight", "BF16", {4, 8, kH}},
+                                      {x + "moe.down_proj.weight", "BF16", {4, kH, 8}},
+                                      {x + "moe.gate.weight", "BF16", {4, kH}},
+                                      {x + "moe.router_bias", "F32", {4}},
+                                      {x + "share_expert.gate_proj.weight", "BF16", {8, kH}}}));
+  Plan sp = lora_plan(step, 32, {"gate_proj"}, true);
+  EXPECT_TRUE(has_parameter(sp, "model.language_model.layers.0.mlp.experts.gate_up_proj"));
+  EXPECT_EQ(sp.lora->modules, 3u);
+  EXPECT_EQ(sp.trainable, 32 * ((8 + kH) + 4 * (16 + kH) + 4 * (kH + 8)));
+}
+
+// DeepSeek-V4's ffn.gate.bias is the router's e_score_correction_bias once loaded (a buffer). A
+// checkpoint already in transformers 5's layout is left as it is: Kimi-K2.5's v5 vision fc1
+// stays fc1 (its original layout's fc0 becomes fc1 only there).
+TEST(PlanHubLayouts, OnlyACheckpointInTheOriginalLayoutIsConverted) {
+  Plan v4 = full_plan(
+      open_tiny("hub_deepseek_v4",
+                tiny("deepseek_v4", {{"model.layers.0.ffn.gate.bias", "F32", {8}},
+                                     {"model.layers.0.ffn.gate.weight", "BF16", {8, kH}}})));
+  EXPECT_EQ(v4.total_params, kTinyParams + 8 * kH);
+  EXPECT_TRUE(has_parameter(v4, "model.layers.0.mlp.gate.weight"));
+
+  std::vector<WriteTensor> fc{{"model.vision_tower.layers.0.mlp.fc1.weight", "BF16", {8, kH}}};
+  Plan v5 = full_plan(open_tiny("v5_kimi_k25", tiny("kimi_k25", fc)));
+  EXPECT_TRUE(has_parameter(v5, "model.vision_tower.layers.0.mlp.fc1.weight"));
+  ModelFixture hub =
+      tiny("kimi_k25", {{"vision_tower.encoder.blocks.0.mlp.fc0.weight", "BF16", {8, kH}},
+                        {"language_model.model.norm.weight", "BF16", {kH}}});
+  Plan h = full_plan(open_tiny("hub_kimi_k25", hub));
+  EXPECT_TRUE(has_parameter(h, "model.vision_tower.layers.0.mlp.fc1.weight"));
 }
 
 }  // namespace
