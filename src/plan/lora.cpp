@@ -134,6 +134,13 @@ Result<LoraCount> count_lora(const ModelView& model, const LoraRequest& req) {
   bool mamba = is_mamba_model_type(mtype) || is_mamba_model_type(model.config.text_model_type);
   bool unsloth = req.framework == Framework::kUnsloth;
   bool qwen35_quirk = false;
+  // PEFT 0.21's get_peft_model asks the model for its input embeddings, which transformers
+  // 5.17's PPFormulaNetModel does not provide (measured: every LoRA on it raises).
+  if (!unsloth && (mtype == "pp_formulanet" || model.config.text_model_type == "pp_formulanet")) {
+    return fail(
+        "PEFT 0.21 cannot wrap PPFormulaNet: get_peft_model calls get_input_embeddings(), which "
+        "transformers 5.17's PPFormulaNetModel does not implement (NotImplementedError)");
+  }
 
   std::vector<std::string> targets = req.targets;
   bool all_linear = req.all_linear;

@@ -544,5 +544,12 @@ TEST(PlanHubLayouts, OnlyACheckpointInTheOriginalLayoutIsConverted) {
   EXPECT_TRUE(has_parameter(h, "model.vision_tower.layers.0.mlp.fc1.weight"));
 }
 
+// PEFT 0.21 raises on every LoRA of PPFormulaNet (its model has no get_input_embeddings()).
+TEST(PlanPeftRefuses, PpFormulaNetCannotBeWrappedByPeft) {
+  Opened o = open_tiny("refuse_pp_formulanet", tiny("pp_formulanet", {}));
+  EXPECT_NE(lora_refusal(o, 16, kDefault).find("get_input_embeddings"), std::string::npos);
+  EXPECT_EQ(full_plan(o).total_params, kTinyParams);
+}
+
 }  // namespace
 }  // namespace sparkdoc::plan
