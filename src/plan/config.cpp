@@ -1,6 +1,8 @@
 #include "plan/config.h"
 
 #include <fmt/format.h>
+
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "core/fs.h"
@@ -61,7 +63,8 @@ Result<ModelConfig> parse_config(std::string_view text, std::string_view label) 
   c.intermediate_size = get_u64(t, {"intermediate_size", "ffn_hidden_size", "n_inner"});
   c.vocab_size = get_u64(t, {"vocab_size"});
   if (c.vocab_size == 0) c.vocab_size = get_u64(j, {"vocab_size"});
-  c.num_experts = get_u64(t, {"num_experts", "n_routed_experts", "num_local_experts"});
+  c.num_experts =
+      get_u64(t, {"num_experts", "n_routed_experts", "num_local_experts", "moe_num_experts"});
   c.experts_per_token = get_u64(t, {"num_experts_per_tok", "moe_topk", "top_k"});
   // The top level decides for multimodal classes; the text config otherwise.
   for (const json* src : std::initializer_list<const json*>{&j, text_cfg}) {
@@ -78,6 +81,18 @@ Result<ModelConfig> parse_config(std::string_view text, std::string_view label) 
       break;
     }
   }
+  if (auto it = t.find("hybrid_layer_ids"); it != t.end() && it->is_array()) {
+    for (const auto& id : *it) {
+      if (id.is_number_unsigned()) c.hybrid_layers.push_back(id.get<uint64_t>());
+    }
+  } else if (auto types = t.find("layers_block_type"); types != t.end() && types->is_array()) {
+    for (size_t i = 0; i < types->size(); ++i) {
+      if ((*types)[i] == "hybrid") c.hybrid_layers.push_back(i);
+    }
+  }
+  std::sort(c.hybrid_layers.begin(), c.hybrid_layers.end());
+  c.hybrid_layers.erase(std::unique(c.hybrid_layers.begin(), c.hybrid_layers.end()),
+                        c.hybrid_layers.end());
   if (auto it = j.find("quantization_config"); it != j.end() && it->is_object()) {
     c.quant_method = get_str(*it, "quant_method");
     if (c.quant_method.empty()) c.quant_method = "unknown";

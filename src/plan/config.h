@@ -31,6 +31,9 @@ struct ModelConfig {
   std::optional<bool> tie_word_embeddings;  // as written; absent means the class default
   std::string dtype;                  // "bfloat16" from dtype / torch_dtype, "" when absent
   std::string quant_method;           // quantization_config.quant_method, "" when none
+  // Decoder layers that run a shared transformer block (Zamba's layers_block_type "hybrid",
+  // Zamba 2's hybrid_layer_ids), ascending; empty for other models.
+  std::vector<uint64_t> hybrid_layers;
   bool operator==(const ModelConfig&) const = default;
 };
 

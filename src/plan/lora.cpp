@@ -82,12 +82,21 @@ struct MoeConversion {
   std::vector<std::string_view> fused;  // old names fused into gate_up_proj
 };
 
+// The model types PEFT 0.21 rewrites on transformers 5.17, as the sweep measured them (a
+// target_modules list with gate_proj/up_proj/down_proj adapts the fused experts, "gate" the
+// router's weight). qwen2_moe and qwen3_vl_moe are not rewritten there: their gate_proj targets
+// stay on the shared expert and dense MLPs. dots1 and hunyuan_v1_moe are in transformers' Qwen2
+// MoE conversion pattern but did not build at their default config (not measured).
 std::optional<MoeConversion> peft_moe_conversion(std::string_view model_type) {
   static constexpr std::string_view kQwen2Moe[] = {
-      "qwen2_moe",  "deepseek_v2", "deepseek_v3",   "dots1",          "ernie4_5_moe",
-      "glm4_moe",   "glm4_moe_lite", "glm4v_moe",   "longcat_flash",  "solar_open",
-      "qwen3_moe",  "qwen3_omni_moe", "qwen3_omni_moe_thinker", "qwen3_next",
-      "hunyuan_v1_moe", "flex_olmo", "olmoe"};
+      "afmoe",        "cohere2_moe",    "deepseek_v2",
+      "deepseek_v3",  "deepseek_v32",   "dots1",
+      "ernie4_5_moe", "exaone_moe",     "flex_olmo",
+      "glm4_moe",     "glm4_moe_lite",  "glm4v_moe",
+      "glm_moe_dsa",  "hunyuan_v1_moe", "longcat_flash",
+      "mellum",       "olmoe",          "qwen3_moe",
+      "qwen3_next",   "qwen3_omni_moe", "qwen3_omni_moe_thinker",
+      "solar_open"};
   static constexpr std::string_view kMixtral[] = {"mixtral", "minimax", "minimax_m2"};
   for (auto t : kMixtral) {
     if (t == model_type) {
@@ -125,6 +134,13 @@ Result<LoraCount> count_lora(const ModelView& model, const LoraRequest& req) {
   bool mamba = is_mamba_model_type(mtype) || is_mamba_model_type(model.config.text_model_type);
   bool unsloth = req.framework == Framework::kUnsloth;
   bool qwen35_quirk = false;
+  // PEFT 0.21's get_peft_model asks the model for its input embeddings, which transformers
+  // 5.17's PPFormulaNetModel does not provide (measured: every LoRA on it raises).
+  if (!unsloth && (mtype == "pp_formulanet" || model.config.text_model_type == "pp_formulanet")) {
+    return fail(
+        "PEFT 0.21 cannot wrap PPFormulaNet: get_peft_model calls get_input_embeddings(), which "
+        "transformers 5.17's PPFormulaNetModel does not implement (NotImplementedError)");
+  }
 
   std::vector<std::string> targets = req.targets;
   bool all_linear = req.all_linear;
@@ -135,7 +151,7 @@ Result<LoraCount> count_lora(const ModelView& model, const LoraRequest& req) {
     if (all_linear) {
       std::set<std::string> leaves;
       for (const auto& m : model.modules) {
-        if (m.kind == ModuleKind::kLinear && m.name != model.output_head) {
+        if (m.kind == ModuleKind::kLinear && m.name != model.output_embeddings) {
           leaves.insert(std::string(leaf_of(m.name)));
         }
       }
@@ -227,8 +243,10 @@ Result<LoraCount> count_lora(const ModelView& model, const LoraRequest& req) {
   std::set<std::string> adapted_params;
   for (const auto& [suffix, rank] : converted_params) {
     for (const auto& m : model.modules) {
-      bool router_weight = m.kind == ModuleKind::kRouter && suffix == "gate.weight" &&
-                           name_matches(m.name + ".weight", suffix);
+      // "gate.weight" names the router's raw parameter, or the weight of an nn.Linear named
+      // gate (AFMoE's router.gate), which PEFT then wraps as a parameter.
+      bool router_weight = (m.kind == ModuleKind::kRouter || m.kind == ModuleKind::kLinear) &&
+                           suffix == "gate.weight" && name_matches(m.name + ".weight", suffix);
       bool expert = m.kind == ModuleKind::kExperts && name_matches(m.name, suffix);
       if (!router_weight && !expert) continue;
       out.adapted.push_back(adapt(m, rank));
@@ -238,10 +256,10 @@ Result<LoraCount> count_lora(const ModelView& model, const LoraRequest& req) {
   bool warned_mamba = false;
 
   for (const auto& m : model.modules) {
-    if (m.kind == ModuleKind::kExperts) continue;
+    if (m.kind == ModuleKind::kExperts || adapted_params.count(m.name)) continue;
     bool take = false;
     if (all_linear) {
-      take = m.kind == ModuleKind::kLinear && m.name != model.output_head;
+      take = m.kind == ModuleKind::kLinear && m.name != model.output_embeddings;
     } else {
       for (const auto& t : targets) {
         if (name_matches(m.name, t)) {

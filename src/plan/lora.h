@@ -3,21 +3,24 @@
 //
 // PEFT rules (peft tuners_utils / lora layer, reference §2.3):
 //   - a target name matches a module whose path equals it or ends with "." + it;
-//   - "all-linear" takes every nn.Linear except the output head (get_output_embeddings());
+//   - "all-linear" takes every nn.Linear except the output head (get_output_embeddings(); none
+//     where that returns None, as on BLIP);
 //   - Linear(in, out) adds r·(in + out); Embedding(n, d) r·(n + d); ConvNd r·in·k + out·r;
 //   - target_parameters on a 3-D expert parameter [E, d1, d2] adds r·E·(d1 + d2) and counts as
 //     one wrapped module per parameter (nested ParamWrappers);
 //   - a target that matches a module of another kind (router, norm, container) is an error;
 //   - out_proj and conv1d of Mamba model types are refused by current PEFT (a warning here:
 //     older PEFT and Unsloth accept them, which is how 000's 116 and 6,004 modules arise).
-// PEFT on transformers 5 MoE models whose checkpoint layout changed (the qwen2_moe family:
-// qwen2_moe, qwen3_moe, qwen3_next, deepseek_v2/v3, glm4_moe, olmoe, ...; the mixtral family:
-// mixtral, minimax) rewrites the config first (peft utils/transformers_weight_conversion.py,
-// _convert_peft_config_moe): target names gate_proj/up_proj (w1/w3) become the target parameter
-// gate_up_proj at rank 2r, down_proj (w2) becomes down_proj, and gate becomes the router's
-// gate.weight; those names leave target_modules, so shared experts and dense MLPs named the same
-// are no longer adapted. "all-linear" is first resolved to leaf names plus those four. Naming
-// gate_proj without up_proj is an error there. Measured against peft 0.21 on the H200.
+// PEFT on transformers 5 MoE models whose checkpoint layout changed (the qwen2_moe pattern:
+// qwen3_moe, qwen3_next, deepseek_v2/v3/v32, glm4_moe, olmoe, afmoe, cohere2_moe, ...; the
+// mixtral pattern: mixtral, minimax, minimax_m2; lora.cpp lists them as transformers 5.17 and
+// peft 0.21 were measured) rewrites the config first (peft
+// utils/transformers_weight_conversion.py, _convert_peft_config_moe): target names
+// gate_proj/up_proj (w1/w3) become the target parameter gate_up_proj at rank 2r, down_proj (w2)
+// becomes down_proj, and gate becomes gate.weight (the router's parameter, or the weight of an
+// nn.Linear named gate); those names leave target_modules, so shared experts and dense MLPs named
+// the same are no longer adapted. "all-linear" is first resolved to leaf names plus those four.
+// Naming gate_proj without up_proj is an error there. Measured against peft 0.21 on the H200.
 // Unsloth (framework kUnsloth): experts are added when gate/up/down are targeted
 // (get_moe_target_parameters), and each expert counts as its own module (000 §11: 6,004).
 // Unsloth 2026.5.2 on qwen3_5_moe with "gate_up_proj" named also adapts gate_up twice and leaves

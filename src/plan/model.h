@@ -1,14 +1,26 @@
 // The model as transformers 5 builds it, derived from the checkpoint's tensor names and shapes
 // and config.json alone (no Python, no weights):
 //   - parameters: the checkpoint's tensors less what the class never loads (Qwen3.5's mtp.*),
-//     buffers saved in checkpoints (e_score_correction_bias, inv_freq, position_ids), and the
-//     output head when it is tied to the input embedding (named_parameters() counts it once);
+//     persistent buffers saved in checkpoints (inv_freq, position_ids, BatchNorm statistics,
+//     e_score_correction_bias, and the families' own: model.cpp lists them), and the output
+//     head when it is tied to the input embedding (named_parameters() counts it once; the
+//     classes that never tie count both);
 //   - modules a LoRA can wrap: nn.Linear (2-D `X.weight`), nn.Embedding (embedding names),
 //     nn.ConvNd (`X.weight` of 3 or more dimensions), and the routed experts as transformers 5
 //     keeps them: one 3-D parameter per projection (per-expert `experts.N.gate_proj` and
-//     `up_proj` checkpoints are fused into gate_up_proj [E, 2I, H], as transformers 5 loads them);
-//   - routers (`X.gate` beside `X.experts`) are transformers 5 TopKRouter modules holding a raw
-//     parameter, not nn.Linear: all-linear does not take them and naming them is an error.
+//     `up_proj` checkpoints are fused into gate_up_proj [E, 2I, H], as transformers 5 loads them)
+//     or a 3-D weight of a module under `experts` (Aria, JetMoE);
+//   - routers (`X.gate` beside `X.experts`, and `X.router` in the families whose router is not
+//     nn.Linear) are transformers 5 TopKRouter modules holding a raw parameter, not nn.Linear:
+//     all-linear does not take them and naming them is an error;
+//   - modules whose weights are tied to others' (Zamba's shared block in each hybrid layer) are
+//     modules with no parameters of their own, which PEFT still wraps;
+//   - a checkpoint in a family's original layout, which transformers 5.17 renames, splits and
+//     fuses at load (Granite MoE, HunYuan, DeepSeek-V4, Kimi-K2.5, ...: model.cpp's
+//     kHubLayouts), is read as loaded.
+// Where headers cannot tell (a 2-D weight of an embedding vs a linear, a router's class) the
+// names of transformers 5.17's registered architectures decide, and model_type where names do
+// not; model.cpp says which at each rule.
 #pragma once
 
 #include <cstdint>
@@ -66,6 +78,8 @@ struct ModelView {
   bool tied = false;
   std::string embedding;           // the input embedding's module name
   std::string output_head;         // the output projection's module name ("lm_head")
+  std::string output_embeddings;   // what get_output_embeddings() returns, which all-linear
+                                   // leaves out; "" where the class returns None (BLIP)
   std::vector<Module> modules;     // sorted by name
   std::vector<std::string> parameter_paths;  // every kept parameter (container checks)
   std::vector<DroppedGroup> dropped;

@@ -6,7 +6,7 @@
 
 #include "model_fixtures.h"
 #include "plan/plan.h"
-#include "safetensors/checkpoint.h"
+#include "plan_helpers.h"
 
 namespace sparkdoc::plan {
 namespace {
@@ -14,33 +14,9 @@ namespace {
 namespace fs = std::filesystem;
 using sparkdoc::testing::ModelFixture;
 
-struct Opened {
-  safetensors::Checkpoint ck;
-  ModelConfig config;
-};
-
-Opened open_fixture(const std::string& name, const ModelFixture& m, size_t shards = 3) {
-  fs::path dir = fs::path(::testing::TempDir()) / ("plan_" + name);
-  sparkdoc::testing::write_fixture(dir, m, shards);
-  auto ck = safetensors::open_checkpoint(dir.string(), {safetensors::SizeCheck::kHeaderOnly});
-  EXPECT_TRUE(ck) << (ck ? "" : ck.error().message);
-  auto config = read_config((dir / "config.json").string());
-  EXPECT_TRUE(config) << (config ? "" : config.error().message);
-  return {std::move(*ck), std::move(*config)};
-}
-
-Plan lora_plan(const Opened& o, uint64_t r, std::vector<std::string> targets, bool experts,
-               Framework f = Framework::kPeft) {
-  PlanRequest req;
-  req.training = Training::kLora;
-  req.lora.rank = r;
-  req.lora.targets = std::move(targets);
-  req.lora.experts = experts;
-  req.lora.framework = f;
-  auto p = make_plan(o.ck, o.config, req);
-  EXPECT_TRUE(p) << (p ? "" : p.error().message);
-  return p ? std::move(*p) : Plan{};
-}
+using sparkdoc::testing::lora_plan;
+using sparkdoc::testing::open_fixture;
+using sparkdoc::testing::Opened;
 
 const std::vector<std::string> kQwenTargets{"q_proj",    "k_proj",  "v_proj",   "o_proj",
                                             "gate_proj", "up_proj", "down_proj"};

@@ -6,7 +6,7 @@
 
 #include <filesystem>
 
-#include "plan_fixture.h"
+#include "plan_helpers.h"
 
 namespace sparkdoc::plan {
 namespace {
