@@ -41,7 +41,10 @@ Finding judge(const Snapshot& s, const Workload& w, const facts::Platform& platf
   const pyenv::Distribution* fa = facts::find_dist(*env, "flash-attn");
   if (!fa) {
     return make_finding(kId, Verdict::kPass,
-                        "flash-attn not installed; SDPA will be used (the safe default on Spark)",
+                        platform.kind == facts::PlatformKind::kDgxSpark
+                            ? "flash-attn not installed; SDPA will be used (the safe default on "
+                              "Spark)"
+                            : "flash-attn not installed; SDPA will be used",
                         details);
   }
   std::string fa_text = with_version("flash-attn", *fa);

@@ -2,7 +2,9 @@
 //
 // Rule on unified memory, with headroom from facts::compute_headroom (MemAvailable + SwapFree, or
 // free hugepages, minus an 8 GiB floor):
-//   FAIL  headroom < need (--need): say the gap, the droppable page cache and what holds memory.
+//   FAIL  headroom < need (--need): say the gap and what holds memory. The page cache is named
+//         but not offered as the fix: MemAvailable already counts it as available, so dropping
+//         it does not raise this headroom (it only stops the double count while loading).
 //   WARN  headroom >= need, but MemFree + SwapFree - floor < need: the load only fits by
 //         evicting page cache while it runs, which is where mmap'd safetensors and CUDA
 //         allocations double-count and OOM (002 G3, 001). Dropping the cache first is the fix.
@@ -89,10 +91,11 @@ Finding unified(const Snapshot& s, const Workload& w, const facts::Platform& p,
     if (!holders.empty()) held = holders + ", " + held;
     return make_finding(
         kId, Verdict::kFail,
-        fmt::format("need {} but headroom is {} ({}): {} short; page cache {} ({} droppable with "
-                    "sparkdoc clean); {}: stop what holds memory or plan a smaller load",
-                    format_gb(need), format_gb(h.bytes), h.rule, format_gb(gap),
-                    format_gb(h.page_cache_bytes), format_gb(h.reclaimable_cache_bytes), held),
+        fmt::format("need {} but headroom is {} ({}): {} short; {}: stop what holds memory or "
+                    "plan a smaller load (the page cache, {}, is already counted as available: "
+                    "dropping it does not raise this figure)",
+                    format_gb(need), format_gb(h.bytes), h.rule, format_gb(gap), held,
+                    format_gb(h.page_cache_bytes)),
         details);
   }
   if (h.without_cache_bytes < need_signed) {

@@ -61,6 +61,10 @@ Finding judge(const Snapshot& s, const Workload&, const facts::Platform& p) {
             ? std::string("no bandwidth measurement in this snapshot (sparkdoc bw will measure it)")
             : "the bandwidth measurement failed: " +
                   (missing.detail.empty() ? s.bandwidth.reason() : missing.detail);
+    // The GB10 budget is said on a Spark (or where the GPU is unknown), not on another GPU.
+    if (p.kind != facts::PlatformKind::kDgxSpark && p.kind != facts::PlatformKind::kNoGpu) {
+      return make_finding(kId, Verdict::kSkip, why);
+    }
     return make_finding(kId, Verdict::kSkip,
                         fmt::format("{}; on GB10 budget {:.0f}-{:.0f} GB/s, not the {:.0f} GB/s spec",
                                     why, kSparkBudgetLowGbps, kSparkBudgetHighGbps,

@@ -38,8 +38,7 @@ void insert_sorted(std::vector<T>& items, const T& item) {
 
 void add_sorted_unique(std::vector<std::string>& to, const std::vector<std::string>& from) {
   to.insert(to.end(), from.begin(), from.end());
-  std::sort(to.begin(), to.end());
-  to.erase(std::unique(to.begin(), to.end()), to.end());
+  sort_target_names(to);
 }
 
 int runs_rank(CodeRuns runs) {
@@ -265,6 +264,18 @@ std::vector<NativeNote> package_notes(const PackageVerdict& p, const RuleContext
 }
 
 }  // namespace
+
+bool target_name_less(const std::string& a, const std::string& b) {
+  auto ta = audit::parse_target(a), tb = audit::parse_target(b);
+  if (ta && tb) return *ta != *tb ? *ta < *tb : a < b;
+  if (ta || tb) return ta.has_value();
+  return a < b;
+}
+
+void sort_target_names(std::vector<std::string>& names) {
+  std::sort(names.begin(), names.end(), target_name_less);
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+}
 
 bool sass_runs_on(GpuTarget target, gpu::ComputeCapability device) {
   switch (target.variant) {

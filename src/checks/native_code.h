@@ -36,6 +36,11 @@
 
 namespace sparkdoc::checks {
 
+// Target names ("sm_90", "compute_120f") in the architectures' order, not as strings sort them
+// (sm_80 before sm_120, sm_120 before sm_120a; a name that is no target last), duplicates gone.
+bool target_name_less(const std::string& a, const std::string& b);
+void sort_target_names(std::vector<std::string>& names);
+
 bool sass_runs_on(audit::GpuTarget target, gpu::ComputeCapability device);
 bool ptx_jit_runs_on(audit::GpuTarget target, gpu::ComputeCapability device);
 bool allows_block_scaled_fp4(audit::GpuTarget target);

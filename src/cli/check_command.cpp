@@ -53,7 +53,11 @@ bool want_color(const std::string& mode) {
 
 int run_check(const CheckFlags& flags) {
   if (flags.list) {
-    std::cout << report::render_check_list();
+    if (flags.json) {
+      std::cout << report::render_check_list_json().dump(2) << "\n";
+    } else {
+      std::cout << report::render_check_list();
+    }
     return kExitReady;
   }
   Workload workload;

@@ -1,8 +1,9 @@
-#include <iostream>
-#include <memory>
+#include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
-#include <fmt/format.h>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
 
 #include "checks/registry.h"
 #include "cli/commands.h"
@@ -12,9 +13,17 @@
 namespace sparkdoc::cli {
 namespace {
 
-int run_explain(const std::vector<std::string>& words, bool markdown) {
+void print_json(const nlohmann::json& j) {
+  std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+}
+
+int run_explain(const std::vector<std::string>& words, bool markdown, bool json) {
   if (markdown) {
     std::cout << report::render_checks_markdown();
+    return kExitReady;
+  }
+  if (words.empty() && json) {
+    print_json(report::render_check_list_json());
     return kExitReady;
   }
   if (words.empty()) {
@@ -25,10 +34,29 @@ int run_explain(const std::vector<std::string>& words, bool markdown) {
   std::vector<std::string> copy(words.begin(), words.end());
   std::string query = join(copy, " ");
   if (const checks::CheckInfo* info = checks::find_check(trim(query))) {
-    std::cout << report::render_explanation(*info);
+    if (json) {
+      print_json(report::render_explanation_json(*info));
+    } else {
+      std::cout << report::render_explanation(*info);
+    }
     return kExitReady;
   }
   auto matches = checks::search_entries(query);
+  if (matches.empty() && json) {
+    print_json({{"query", query}, {"matches", nlohmann::json::array()}});
+    std::cerr << fmt::format("sparkdoc explain: no entry matches \"{}\"\n", query);
+    return kExitUsage;
+  }
+  if (json) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& m : matches) {
+      nlohmann::json entry = report::render_explanation_json(*m.info);
+      entry["matched_words"] = m.words;
+      list.push_back(std::move(entry));
+    }
+    print_json({{"query", query}, {"matches", list}});
+    return kExitReady;
+  }
   if (matches.empty()) {
     std::cerr << fmt::format(
         "sparkdoc explain: no entry matches \"{}\": sparkdoc knows nothing about it (rather than "
@@ -55,6 +83,7 @@ int run_explain(const std::vector<std::string>& words, bool markdown) {
 std::function<int()> add_explain_command(CLI::App& app) {
   auto words = std::make_shared<std::vector<std::string>>();
   auto markdown = std::make_shared<bool>(false);
+  auto json = std::make_shared<bool>(false);
   CLI::App* cmd = app.add_subcommand(
       "explain",
       "What a check or a symptom means: its symptom, cause, how sparkdoc checks it, the fix and "
@@ -62,7 +91,10 @@ std::function<int()> add_explain_command(CLI::App& app) {
       "nvidia-smi shows free memory\"`.");
   cmd->add_option("words", *words, "A check ID or symptom words");
   cmd->add_flag("--markdown", *markdown, "Every check as Markdown (the docs/CHECKS.md page)");
-  return [words, markdown]() { return run_explain(*words, *markdown); };
+  cmd->add_flag("--json", *json,
+                "As JSON: the entry for an ID, the best matches for symptom words (best first), "
+                "or the list of checks with no words");
+  return [words, markdown, json]() { return run_explain(*words, *markdown, *json); };
 }
 
 }  // namespace sparkdoc::cli

@@ -17,6 +17,7 @@
 #include "cli/commands.h"
 #include "cli/terminal_text.h"
 #include "core/version.h"
+#include "model/snapshot.h"
 
 namespace {
 
@@ -46,6 +47,28 @@ class CommandListFormatter : public CLI::Formatter {
   }
 };
 
+// `sparkdoc --version`: the version and what a bug report needs beside it.
+std::string version_text() {
+#if defined(__aarch64__)
+  constexpr std::string_view kArch = "aarch64";
+#elif defined(__x86_64__)
+  constexpr std::string_view kArch = "x86_64";
+#else
+  constexpr std::string_view kArch = "other";
+#endif
+#if defined(__clang__)
+  const std::string compiler = std::string("clang ") + __clang_version__;
+#elif defined(__GNUC__)
+  const std::string compiler = std::string("g++ ") + __VERSION__;
+#else
+  const std::string compiler = "an unknown compiler";
+#endif
+  return std::string("sparkdoc ") + sparkdoc::kVersion + " (" + std::string(kArch) +
+         " Linux, built with " + compiler + "; snapshot schema " +
+         std::to_string(sparkdoc::kSnapshotSchemaVersion) +
+         "; libcuda, libnvidia-ml and libcurl are opened at run time, never linked)";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -74,7 +97,7 @@ int main(int argc, char** argv) {
         "sparkdoc: preflight, explain and record a machine for ML training on NVIDIA DGX Spark "
         "(GB10) and any Linux machine with an NVIDIA GPU.\nWith no command, runs `check`.",
         "sparkdoc");
-    app.set_version_flag("--version", std::string(sparkdoc::kVersion));
+    app.set_version_flag("--version", version_text());
     app.require_subcommand(1, 1);
     app.fallthrough(false);
     app.formatter(std::make_shared<CommandListFormatter>());
@@ -97,8 +120,13 @@ int main(int argc, char** argv) {
     try {
       app.parse(static_cast<int>(cargs.size()), cargs.data());
     } catch (const CLI::ParseError& e) {
-      int rc = app.exit(e);
-      return rc == 0 ? kExitReady : kExitUsage;
+      // --help and --version are CLI11's "errors" with exit code 0; the rest are usage errors,
+      // said the way every sparkdoc message is: the command first, then what to read.
+      if (e.get_exit_code() == 0) return app.exit(e) == 0 ? kExitReady : kExitUsage;
+      std::string command = known ? args[1] : std::string();
+      std::cerr << "sparkdoc" << (command.empty() ? "" : " " + command) << ": " << e.what()
+                << " (sparkdoc " << (command.empty() ? "" : command + " ") << "--help)\n";
+      return kExitUsage;
     }
     for (size_t i = 0; i < std::size(kCommands); ++i) {
       if (!app.got_subcommand(std::string(kCommands[i].name))) continue;

@@ -110,10 +110,9 @@ json file_json(const audit::NativeFile& f, const checks::FileVerdict& v) {
   checks::GpuCodeVerdict targets = checks::judge_gpu_code(f.gpu_code, gpu::ComputeCapability{});
   std::vector<std::string> sass;
   std::vector<std::string> ptx;
+  // judge_gpu_code gives the targets distinct and in the architectures' order.
   for (audit::GpuTarget t : targets.sass_targets) sass.push_back(audit::sass_name(t));
   for (audit::GpuTarget t : targets.ptx_targets) ptx.push_back(audit::ptx_name(t));
-  std::sort(sass.begin(), sass.end());
-  std::sort(ptx.begin(), ptx.end());
   j["needs"] = std::move(needs);
   j["cuda_majors"] = v.cuda_majors;
   j["gpu_code"] = !sass.empty() || !ptx.empty();

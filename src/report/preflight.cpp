@@ -21,12 +21,13 @@ std::optional<std::string> judge_preflight(const Snapshot& snapshot,
   Readiness ready = readiness(rep.findings, false);
   size_t fails = 0;
   size_t warns = 0;
+  size_t skips = 0;
   for (const auto& f : rep.findings) {
-    if (f.verdict == checks::Verdict::kFail) {
-      ++fails;
+    if (f.verdict == checks::Verdict::kFail || f.verdict == checks::Verdict::kWarn) {
+      ++(f.verdict == checks::Verdict::kFail ? fails : warns);
       say << fmt::format("{} {}: {}\n", f.id, checks::verdict_word(f.verdict), f.detail);
     }
-    if (f.verdict == checks::Verdict::kWarn) ++warns;
+    if (f.verdict == checks::Verdict::kSkip) ++skips;
   }
   std::string verdict(readiness_key(ready));
   if (ready == Readiness::kBlocked) {
@@ -41,10 +42,14 @@ std::optional<std::string> judge_preflight(const Snapshot& snapshot,
     say << fmt::format("sparkdoc run: preflight: {} FAIL; running anyway (--force)\n", fails);
     return verdict + " (--force)";
   }
+  std::string counts = warns == 0   ? std::string("no warnings")
+                       : warns == 1 ? std::string("1 warning above")
+                                    : fmt::format("{} warnings above", warns);
+  if (skips) counts += fmt::format(", {} check{} skipped", skips, skips == 1 ? "" : "s");
   say << fmt::format(
-      "sparkdoc run: preflight: {} ({} warnings; `sparkdoc check` and `sparkdoc lint` show "
-      "them)\n",
-      verdict, warns);
+      "sparkdoc run: preflight: {} ({}; `sparkdoc check` and `sparkdoc lint` show every "
+      "line)\n",
+      verdict, counts);
   return verdict;
 }
 

@@ -203,6 +203,26 @@ std::string render_explanation(const checks::CheckInfo& info) {
   return out;
 }
 
+nlohmann::json render_explanation_json(const checks::CheckInfo& info) {
+  return {{"id", info.id},
+          {"title", info.title},
+          {"symptom", info.symptom},
+          {"cause", info.cause},
+          {"how_checked", info.how_checked},
+          {"fix", info.fix},
+          {"reads", info.reads},
+          {"source", info.source},
+          {"kind", info.lint ? "lint" : "check"}};
+}
+
+nlohmann::json render_check_list_json() {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& c : checks::all_checks()) {
+    list.push_back({{"id", c.id}, {"title", c.title}, {"source", c.source}});
+  }
+  return {{"checks", list}};
+}
+
 std::string render_checks_markdown() {
   std::string out =
       "# Checks\n\n"

@@ -59,6 +59,11 @@ std::string render_check_list();
 std::string render_explanation(const checks::CheckInfo& info);
 // docs/CHECKS.md: every check's explanation as Markdown (`sparkdoc explain --markdown`).
 std::string render_checks_markdown();
+// The same for machines: one check's catalogue row ({"id", "title", "symptom", "cause",
+// "how_checked", "fix", "reads", "source", "kind": "check" | "lint"}), and the list of checks
+// (`sparkdoc check --list --json`, `sparkdoc explain --json` with no words).
+nlohmann::json render_explanation_json(const checks::CheckInfo& info);
+nlohmann::json render_check_list_json();
 
 }  // namespace sparkdoc::report
 

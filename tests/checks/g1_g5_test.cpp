@@ -220,6 +220,13 @@ TEST(G2FlashAttn, AbsentPasses) {
   EXPECT_EQ(f.detail, "flash-attn not installed; SDPA will be used (the safe default on Spark)");
 }
 
+// Spark's wording stays on Spark (issue 18).
+TEST(G2FlashAttn, AbsentOnADiscreteGpuSaysNothingOfSpark) {
+  Finding f = run_one("G2", h200_snapshot());
+  EXPECT_EQ(f.verdict, Verdict::kPass);
+  EXPECT_EQ(f.detail, "flash-attn not installed; SDPA will be used");
+}
+
 TEST(G2FlashAttn, WithUnslothWarnsHowToForceSdpa) {
   Snapshot s = gb10_snapshot();
   set_dist(s, "flash_attn", "2.7.4.post1");
@@ -285,7 +292,9 @@ TEST(G3UmaHeadroom, NeedAboveHeadroomFailsWithGap) {
   EXPECT_EQ(f.verdict, Verdict::kFail);
   EXPECT_THAT(f.detail, HasSubstr("need 120.0 GB but headroom is 112.8 GB"));
   EXPECT_THAT(f.detail, HasSubstr("7.2 GB short"));
-  EXPECT_THAT(f.detail, HasSubstr("droppable with sparkdoc clean"));
+  // MemAvailable counts the page cache already: dropping it is not offered as the way out.
+  EXPECT_THAT(f.detail, ::testing::Not(HasSubstr("droppable")));
+  EXPECT_THAT(f.detail, HasSubstr("already counted as available"));
 }
 
 TEST(G3UmaHeadroom, FailNamesGpuProcessesHoldingMemory) {
@@ -502,6 +511,14 @@ TEST(G5Bandwidth, AbsentSkipsWithTheBudget) {
   EXPECT_EQ(f.verdict, Verdict::kSkip);
   EXPECT_THAT(f.detail, HasSubstr("no bandwidth measurement in this snapshot"));
   EXPECT_THAT(f.detail, HasSubstr("180-192 GB/s, not the 273 GB/s spec"));
+}
+
+TEST(G5Bandwidth, AbsentOnADiscreteGpuGivesNoGb10Budget) {
+  Snapshot s = h200_snapshot();
+  s.bandwidth = Reading<BandwidthMeasurement>::absent(Why::kAbsent, "");
+  Finding f = run_one("G5", s);
+  EXPECT_EQ(f.verdict, Verdict::kSkip);
+  EXPECT_THAT(f.detail, ::testing::Not(HasSubstr("GB10")));
 }
 
 TEST(G5Bandwidth, FailedMeasurementSkipsWithReason) {

@@ -3,6 +3,7 @@
 
 #include "checks/common.h"
 #include "checks/known_good_matrix.h"
+#include "checks/native_code.h"
 #include "core/cuda_sonames.h"
 #include "core/units.h"
 #include "core/version_compare.h"
@@ -69,6 +70,23 @@ TEST(CommonHelpers, Durations) {
   EXPECT_EQ(format_duration_ns(173'453'251'000), "2.9 min");
   EXPECT_EQ(format_duration_ns(1'195'386'000), "1.2 s");
   EXPECT_EQ(format_duration_ns(403'805'000), "403.8 ms");
+}
+
+}  // namespace
+}  // namespace sparkdoc::checks
+
+namespace sparkdoc::checks {
+namespace {
+
+TEST(TargetNames, SortAsArchitecturesNotAsStrings) {
+  std::vector<std::string> names = {"sm_120", "sm_80",   "sm_90", "sm_120a",
+                                    "sm_80",  "sm_100f", "sm_86"};
+  sort_target_names(names);
+  EXPECT_THAT(names,
+              ::testing::ElementsAre("sm_80", "sm_86", "sm_90", "sm_100f", "sm_120", "sm_120a"));
+  std::vector<std::string> ptx = {"compute_90", "garbage", "compute_121a", "compute_75"};
+  sort_target_names(ptx);
+  EXPECT_THAT(ptx, ::testing::ElementsAre("compute_75", "compute_90", "compute_121a", "garbage"));
 }
 
 }  // namespace

@@ -18,8 +18,12 @@ namespace {
 
 using testing::Outcome;
 using testing::run_shell;
+using testing::run_shell_stdout;
 
 Outcome run(const std::string& args) { return run_shell(std::string(SPARKDOC_BIN) + " " + args); }
+Outcome run_stdout(const std::string& args) {
+  return run_shell_stdout(std::string(SPARKDOC_BIN) + " " + args);
+}
 
 std::string fixture(const std::string& name) {
   return std::string(SPARKDOC_FIXTURES) + "/snapshots/" + name;
@@ -193,6 +197,26 @@ TEST(Cli, UsageErrorsExitTwo) {
             2);
 }
 
+// CLI11's own errors are said as sparkdoc's are: the command first, then where to read more.
+TEST(Cli, ParseErrorsNameTheCommand) {
+  const auto bad = run("plan --seq 0 x");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_THAT(bad.out, ::testing::HasSubstr("sparkdoc plan: --seq: Value 0 not in range"));
+  EXPECT_THAT(bad.out, ::testing::HasSubstr("(sparkdoc plan --help)"));
+  const auto extra = run("check --no-such-flag");
+  EXPECT_EQ(extra.status, 2);
+  EXPECT_THAT(extra.out, ::testing::StartsWith("sparkdoc check: "));
+}
+
+TEST(Cli, VersionSaysWhatABugReportNeeds) {
+  const auto v = run("--version");
+  EXPECT_EQ(v.status, 0);
+  EXPECT_THAT(v.out, ::testing::StartsWith("sparkdoc "));
+  EXPECT_THAT(v.out, ::testing::HasSubstr("built with "));
+  EXPECT_THAT(v.out, ::testing::HasSubstr("snapshot schema 2"));
+  EXPECT_THAT(v.out, ::testing::HasSubstr("never linked"));
+}
+
 TEST(Cli, HelpNamesACommandsOptions) {
   const auto all = run("help");
   EXPECT_EQ(all.status, 0);
@@ -243,6 +267,22 @@ TEST(Cli, ExplainByIdAndBySymptom) {
   Outcome none = run("explain \"the printer is out of paper\"");
   EXPECT_EQ(none.status, 2);
   EXPECT_THAT(none.out, ::testing::HasSubstr("no entry matches"));
+}
+
+TEST(Cli, ExplainAndTheCheckListSpeakJson) {
+  auto id = nlohmann::json::parse(run_stdout("explain G3 --json").out);
+  EXPECT_EQ(id["id"], "G3");
+  EXPECT_EQ(id["kind"], "check");
+  EXPECT_FALSE(id["fix"].get<std::string>().empty());
+  auto symptom =
+      nlohmann::json::parse(run_stdout("explain \"undefined symbol at import\" --json").out);
+  ASSERT_FALSE(symptom["matches"].empty());
+  EXPECT_EQ(symptom["matches"][0]["id"], "G1");
+  EXPECT_EQ(run("explain \"the printer is out of paper\" --json").status, 2);
+  auto list = nlohmann::json::parse(run_stdout("check --list --json").out);
+  EXPECT_EQ(list["checks"][0]["id"], "G1");
+  EXPECT_EQ(list["checks"].size(),
+            nlohmann::json::parse(run_stdout("explain --json").out)["checks"].size());
 }
 
 // A report that could not be written is not a success.
