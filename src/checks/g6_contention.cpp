@@ -9,6 +9,7 @@
 //         fine with a capped server; anything bigger competes for the one unified pool).
 //   gnome-remote-desktop is S7's finding: mentioned here, never a second WARN.
 //   PASS  no other GPU processes or servers (or only small, capped ones).
+//   INFO  the same when NVML's process lists were not read: only known servers were looked for.
 //   SKIP  neither NVML's process lists nor the process scan could be read.
 // Holders of /dev/nvidia* that NVML does not list are a detail line: another PID namespace
 // (NVML PIDs are host PIDs) or a stale holder that outlived its run.
@@ -169,10 +170,16 @@ Finding judge(const Snapshot& s, const Workload&, const facts::Platform&) {
   if (!problems.empty()) {
     return make_finding(kId, Verdict::kWarn, join(problems, "; ") + tail, details);
   }
+  // Without NVML's process lists only the servers were looked for: nothing says that no other
+  // process holds GPU memory, so that is not a PASS.
+  const Verdict clear = nvml_procs_read ? Verdict::kPass : Verdict::kInfo;
   if (small.empty()) {
-    return make_finding(kId, Verdict::kPass, "no other GPU processes or servers" + tail, details);
+    return make_finding(kId, clear,
+                        nvml_procs_read ? "no other GPU processes or servers" + tail
+                                        : "no known GPU servers running" + tail,
+                        details);
   }
-  return make_finding(kId, Verdict::kPass,
+  return make_finding(kId, clear,
                       fmt::format("only small or capped GPU users: {}{}", join(small, ", "), tail),
                       details);
 }

@@ -158,6 +158,17 @@ TEST(G6Contention, ServersStillJudgedWhenNvmlProcessesUnread) {
   EXPECT_THAT(f.detail, HasSubstr("NVML process list not read"));
 }
 
+// Only servers were looked for: that is no PASS (issue 18).
+TEST(G6Contention, NoServersWithoutNvmlProcessesIsInfoNotPass) {
+  Snapshot s = gb10_snapshot();
+  nvml_device(s).processes =
+      Reading<std::vector<gpu::GpuProcess>>::absent(Why::kNotSupported, "NVML_ERROR_NOT_SUPPORTED");
+  Finding f = run_one("G6", s);
+  EXPECT_EQ(f.verdict, Verdict::kInfo) << f.detail;
+  EXPECT_THAT(f.detail, HasSubstr("no known GPU servers running"));
+  EXPECT_THAT(f.detail, HasSubstr("NVML process list not read"));
+}
+
 // G7
 
 TEST(G7Nvfp4, Sm121Passes) {
