@@ -1,5 +1,4 @@
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <chrono>
@@ -8,359 +7,49 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "capture/capture.h"
 #include "cli/commands.h"
-#include "cli/progress.h"
-#include "cli/snapshot_file.h"
-#include "core/fs.h"
-#include "core/strings.h"
-#include "core/units.h"
-#include "facts/memory.h"
-#include "facts/platform.h"
-#include "hub/fetch.h"
-#include "hub/model_id.h"
+#include "cli/plan_inputs.h"
 #include "plan/locate.h"
 #include "plan/plan.h"
 
 namespace sparkdoc::cli {
 namespace {
 
-struct PlanFlags {
-  std::string model;
-  bool full = false;
-  uint64_t lora = 0;
-  uint64_t qlora = 0;
-  double alpha = 0;
-  std::string targets;
-  bool experts = false;
-  std::string framework = "peft";
-  std::string optim = "adamw";
-  uint64_t seq = 2048;
-  uint64_t batch = 1;
-  bool grad_ckpt = false;
-  std::string loader = "mmap";
-  std::string dtype;
-  std::string snapshot_file;
-  std::string available;
-  std::string cuda_context;
-  std::string attention = "sdpa";
-  uint64_t samples = 0;
-  uint64_t epochs = 1;
-  uint64_t grad_accum = 1;
-  uint64_t steps = 0;
-  double tflops = 0;
-  double bandwidth = 0;
-  bool no_memory = false;
-  bool strict_size = false;
-  bool json = false;
-  bool timing = false;
-  std::string revision;
-  bool offline = false;
-  bool refresh = false;
-};
-
-// The machine planned for: its available memory (--available, a recorded snapshot, or this
-// machine by G3's headroom rule) and, when a machine was read, its platform.
-struct Machine {
-  std::optional<plan::Available> available;
-  std::optional<facts::Platform> platform;
-  std::optional<double> measured_bandwidth_gbs;  // `sparkdoc bw`'s device copy, when recorded
-};
-
-std::optional<plan::Available> available_memory(const PlanFlags& flags, Machine& machine,
-                                                std::string& error) {
-  if (!flags.available.empty()) {
-    auto bytes = parse_memory_size(flags.available);
-    if (!bytes) {
-      error = "--available: " + bytes.error().message;
-      return std::nullopt;
-    }
-    return plan::Available{*bytes, "--available"};
-  }
-  Snapshot s;
-  std::string source = "live";
-  if (!flags.snapshot_file.empty()) {
-    auto loaded = load_snapshot_file(flags.snapshot_file);
-    if (!loaded) {
-      error = loaded.error().message;
-      return std::nullopt;
-    }
-    s = std::move(*loaded);
-    source = "snapshot " + file_label(flags.snapshot_file);
-  } else {
-    CaptureOptions options;
-    options.config_dir = "";
-    options.audit_native = false;  // the headroom only
-    options.cuda_devices_always = false;
-    s = capture(options);
-  }
-  machine.platform = facts::classify_platform(s);
-  if (const auto* bw = s.bandwidth.get(); bw && bw->device_copy_gbps > 0) {
-    machine.measured_bandwidth_gbs = bw->device_copy_gbps;
-  }
-  auto h = facts::compute_headroom(s, *machine.platform);
-  if (!h) return std::nullopt;
-  return plan::Available{h->bytes > 0 ? static_cast<uint64_t>(h->bytes) : 0,
-                         fmt::format("{}: {}", source, h->rule)};
-}
-
-// The CUDA context's bytes and where they come from: --cuda-context, else by the platform read
-// (a new context takes ~8 GB of GB10's unified pool, 000 §6 and §10; ~1 GiB on the H200), else
-// GB10's figure, since a Spark is what is planned for.
-std::string set_cuda_context(const PlanFlags& flags, const Machine& machine,
-                             plan::PlanRequest& req) {
-  const plan::Constants k = plan::default_constants();
-  if (!flags.cuda_context.empty()) {
-    auto bytes = parse_memory_size(flags.cuda_context);
-    if (!bytes) return "--cuda-context: " + bytes.error().message;
-    req.setup.cuda_context_bytes = *bytes;
-    req.cuda_context_source = "--cuda-context";
-  } else if (machine.platform && !machine.platform->unified_memory()) {
-    req.setup.cuda_context_bytes = k.cuda_context_bytes;
-    req.cuda_context_source = "discrete GPU: torch's context as measured on the H200";
-  } else {
-    req.setup.cuda_context_bytes = k.gb10_cuda_context_bytes;
-    req.cuda_context_source =
-        machine.platform ? "unified memory: ~8 GB for a new CUDA context on GB10 (000 §6, §10)"
-                         : "no machine read: GB10's ~8 GB for a new CUDA context (000 §6, §10); "
-                           "--cuda-context sets it";
-  }
-  return "";
-}
-
-// The GPU the time is estimated for: GB10's measured figures on a Spark or when no machine is
-// read, the H200's on an H200; a recorded `sparkdoc bw` replaces the bandwidth; --tflops and
-// --bandwidth replace either. Another GPU without --tflops gets no estimate.
-std::optional<plan::Hardware> hardware_for(const PlanFlags& flags, const Machine& machine) {
-  std::optional<plan::Hardware> hw;
-  if (!machine.platform || machine.platform->unified_memory()) {
-    hw = plan::gb10_hardware();
-  } else if (machine.platform->gpu_name.find("H200") != std::string::npos) {
-    hw = plan::h200_hardware();
-  } else {
-    hw = plan::Hardware{machine.platform->gpu_name, 0, "", 0, ""};
-  }
-  if (machine.measured_bandwidth_gbs) {
-    hw->bandwidth_gbs = *machine.measured_bandwidth_gbs;
-    hw->bandwidth_source = "`sparkdoc bw` in the snapshot";
-  }
-  if (flags.tflops > 0) {
-    hw->gemm_tflops = flags.tflops;
-    hw->gemm_source = "--tflops";
-  }
-  if (flags.bandwidth > 0) {
-    hw->bandwidth_gbs = flags.bandwidth;
-    hw->bandwidth_source = "--bandwidth";
-  }
-  if (hw->gemm_tflops <= 0 || hw->bandwidth_gbs <= 0) return std::nullopt;
-  return hw;
-}
-
-// The headers of a Hub model, fetched (or read from sparkdoc's cache), with a progress line on
-// stderr while the shards come.
-Result<hub::FetchResult> fetch_model(const hub::ModelId& id, const PlanFlags& flags) {
-  auto settings = hub::settings_from_env();
-  if (!settings) return tl::unexpected(std::move(settings.error()));
-  hub::FetchOptions options;
-  options.refresh = flags.refresh;
-  options.offline = flags.offline;
-  auto line = std::make_shared<ProgressLine>(std::chrono::seconds(1));
-  const std::string label = id.label();
-  const std::string endpoint = settings->endpoint;
-  options.progress = [line, label, endpoint](size_t shard, size_t shards, uint64_t bytes) {
-    line->show(fmt::format("fetching the headers of {} from {}: shard {} of {}, {}", label,
-                           endpoint, shard, shards, format_binary(bytes)));
-  };
-  auto fetched = hub::fetch_headers(id, *settings, options);
-  line->clear();
-  return fetched;
-}
-
-// Where the plan's headers came from, said in the plan: resolved_from, notes, and the "hub" key
-// of the JSON.
-void tell_source(plan::Plan& p, const hub::ModelId& id, const hub::FetchResult& f) {
-  const std::string commit =
-      f.commit.empty() ? "" : fmt::format(", commit {}", f.commit.substr(0, 12));
-  if (f.from_cache) {
-    p.resolved_from =
-        fmt::format("headers of {} from sparkdoc's cache{}", id.label(),
-                    f.endpoint.empty() ? "" : " (fetched from " + f.endpoint + commit + ")");
-    p.notes.push_back(
-        fmt::format("the headers were read from {} without the network{}; "
-                    "--refresh fetches them again",
-                    f.dir, f.fetched_at.empty() ? "" : ", as fetched " + f.fetched_at));
-  } else {
-    p.resolved_from =
-        fmt::format("headers of {} fetched from {}{}", id.label(), f.endpoint, commit);
-    p.notes.push_back(fmt::format(
-        "fetched {} shard header{}, {} in {} requests, from {}{} into {}; the next plan of this "
-        "revision reads them from there",
-        f.shards, f.shards == 1 ? "" : "s", format_binary(f.traffic.body_bytes), f.traffic.requests,
-        f.endpoint,
-        f.checkpoint_file_bytes ? " (of a checkpoint of " + format_gb(f.checkpoint_file_bytes) + ")"
-                                : "",
-        f.dir));
-  }
-  for (const auto& n : f.notes) p.notes.push_back(n);
-}
-
-nlohmann::json hub_json(const hub::ModelId& id, const hub::FetchResult& f) {
-  return {{"model", id.repo()},
-          {"revision", id.revision},
-          {"endpoint", f.endpoint},
-          {"commit", f.commit},
-          {"cache_dir", f.dir},
-          {"from_cache", f.from_cache},
-          {"fetched_at", f.fetched_at},
-          {"shards", f.shards},
-          {"requests", f.traffic.requests},
-          {"body_bytes", f.traffic.body_bytes},
-          {"header_bytes", f.traffic.header_bytes},
-          {"checkpoint_file_bytes", f.checkpoint_file_bytes},
-          {"range_ignored", f.range_ignored}};
-}
-
-// MODEL as a path or a Hugging Face cache entry (nothing fetched), or a Hub model whose headers
-// are fetched; `id` and `fetched` are filled in the last case.
-Result<std::string> model_path(const PlanFlags& flags, std::optional<hub::ModelId>& id,
-                               std::optional<hub::FetchResult>& fetched) {
-  const std::string& model = flags.model;
-  const auto roots = plan::hub_cache_roots();
-  if (exists(model) || !hub::looks_like_model_id(model)) {
-    if (!flags.revision.empty()) {
-      return fail(
-          fmt::format("--revision names a revision of a Hub model (ORG/NAME), and {} is "
-                      "a path",
-                      model));
-    }
-    return plan::locate_model(model, roots);
-  }
-  auto parsed = hub::parse_model_id(model, flags.revision);
-  if (!parsed) {
-    return fail(fmt::format("{} is no file or folder here, and not a Hub model either: {}", model,
-                            parsed.error().message));
-  }
-  // A model downloaded into the Hugging Face cache is planned from there.
-  if (!parsed->revision_given) {
-    if (std::string entry = plan::locate_model(parsed->repo(), roots); entry != parsed->repo()) {
-      return entry;
-    }
-  } else if (auto snapshot = plan::locate_revision(parsed->repo(), parsed->revision, roots)) {
-    return *snapshot;
-  }
-  if (flags.strict_size) {
-    return fail(
-        fmt::format("--strict-size needs every shard's data, and {} is not downloaded "
-                    "(only its headers would be fetched): download it, or drop "
-                    "--strict-size",
-                    parsed->label()));
-  }
-  auto f = fetch_model(*parsed, flags);
-  if (!f) return tl::unexpected(std::move(f.error()));
-  id = std::move(*parsed);
-  fetched = std::move(*f);
-  return fetched->dir;
-}
-
 int run_plan(const PlanFlags& flags) {
   const char* me = "sparkdoc plan";
-  int methods = (flags.full ? 1 : 0) + (flags.lora ? 1 : 0) + (flags.qlora ? 1 : 0);
-  if (methods > 1) {
-    std::cerr << me << ": choose one of --full, --lora R, --qlora R\n";
+  // The machine first: its platform sets the CUDA context and the hardware figures.
+  auto machine = read_plan_machine(flags);
+  if (!machine) {
+    std::cerr << me << ": " << machine.error().message << "\n";
     return kExitUsage;
   }
-  plan::PlanRequest req;
-  req.training = flags.full ? plan::Training::kFull
-                 : flags.qlora ? plan::Training::kQlora
-                               : plan::Training::kLora;
-  req.lora.rank = flags.qlora ? flags.qlora : (flags.lora ? flags.lora : 16);
-  if (flags.alpha > 0) req.alpha = flags.alpha;
-  if (flags.targets == "all-linear") {
-    req.lora.all_linear = true;
-  } else if (!flags.targets.empty()) {
-    for (auto t : split(flags.targets, ',')) {
-      auto name = trim(t);
-      if (!name.empty()) req.lora.targets.emplace_back(name);
-    }
-  }
-  req.lora.experts = flags.experts;
-  if (flags.framework == "peft") req.lora.framework = plan::Framework::kPeft;
-  else if (flags.framework == "unsloth") req.lora.framework = plan::Framework::kUnsloth;
-  else {
-    std::cerr << me << ": --framework: peft or unsloth\n";
+  auto req = plan_request(flags, *machine);
+  if (!req) {
+    std::cerr << me << ": " << req.error().message << "\n";
     return kExitUsage;
   }
-  auto optim = plan::parse_optimizer(flags.optim);
-  if (!optim) {
-    std::cerr << me << ": --optim: adamw, adamw_8bit, paged_adamw_8bit, sgd or adafactor\n";
-    return kExitUsage;
-  }
-  req.setup.optimizer = *optim;
-  if (flags.seq == 0 || flags.batch == 0) {
-    std::cerr << me << ": --seq and --batch must be at least 1\n";
-    return kExitUsage;
-  }
-  req.setup.seq = flags.seq;
-  req.setup.batch = flags.batch;
-  req.setup.grad_ckpt = flags.grad_ckpt;
-  if (flags.loader != "mmap" && flags.loader != "sparkdoc") {
-    std::cerr << me << ": --loader: mmap or sparkdoc\n";
-    return kExitUsage;
-  }
-  req.setup.loader = flags.loader == "mmap" ? plan::LoadMethod::kMmap : plan::LoadMethod::kSparkdoc;
-  if (flags.attention != "sdpa" && flags.attention != "eager") {
-    std::cerr << me << ": --attention: sdpa or eager\n";
-    return kExitUsage;
-  }
-  req.setup.attention =
-      flags.attention == "sdpa" ? plan::Attention::kSdpa : plan::Attention::kEager;
-  req.dtype_override = flags.dtype;
-
-  if (flags.offline && flags.refresh) {
-    std::cerr << me << ": --refresh fetches from the Hub, and --offline forbids it: choose one\n";
-    return kExitUsage;
-  }
-
-  // The machine first: its platform sets the CUDA context the budget counts.
-  Machine machine;
-  if (!flags.no_memory) {
-    std::string error;
-    machine.available = available_memory(flags, machine, error);
-    if (!error.empty()) {
-      std::cerr << me << ": " << error << "\n";
-      return kExitUsage;
-    }
-  }
-  if (auto error = set_cuda_context(flags, machine, req); !error.empty()) {
-    std::cerr << me << ": " << error << "\n";
-    return kExitUsage;
-  }
-  req.hardware = hardware_for(flags, machine);
-  req.run = {flags.samples, flags.epochs, flags.grad_accum, flags.steps};
 
   auto t0 = std::chrono::steady_clock::now();
-  std::optional<hub::ModelId> id;
-  std::optional<hub::FetchResult> fetched;
-  auto path = model_path(flags, id, fetched);
-  if (!path) {
-    std::cerr << me << ": " << path.error().message << "\n";
+  auto source = plan_source(flags);
+  if (!source) {
+    std::cerr << me << ": " << source.error().message << "\n";
     return kExitUsage;
   }
   safetensors::HeaderOptions options{flags.strict_size ? safetensors::SizeCheck::kExact
                                                        : safetensors::SizeCheck::kHeaderOnly};
-  auto p = plan::plan_model(*path, options, req);
+  auto p = plan::plan_model(source->path, options, *req);
   if (!p) {
     std::cerr << me << ": " << p.error().message << "\n";
     return kExitUsage;
   }
-  if (fetched) tell_source(*p, *id, *fetched);
+  tell_source(*p, *source);
   auto t1 = std::chrono::steady_clock::now();
-  if (machine.available) plan::judge_fit(*p, *machine.available);
+  if (machine->available) plan::judge_fit(*p, *machine->available);
   double plan_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
   if (flags.json) {
     nlohmann::json j = plan::render_plan_json(*p);
     if (flags.timing) j["timing_ms"] = plan_ms;
-    if (fetched) j["hub"] = hub_json(*id, *fetched);
+    if (source->fetched) j["hub"] = hub_json(*source);
     std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
     std::cout << plan::render_plan_text(*p);
