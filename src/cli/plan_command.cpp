@@ -43,6 +43,13 @@ int run_plan(const PlanFlags& flags) {
     return kExitUsage;
   }
   tell_source(*p, *source);
+  if (!req->hardware) {
+    p->notes.push_back(fmt::format(
+        "no time estimate: sparkdoc knows no matrix rate or bandwidth for {}; give --tflops "
+        "(dense bf16) and --bandwidth (GB/s, `sparkdoc bw` measures it)",
+        machine->platform && !machine->platform->gpu_name.empty() ? machine->platform->gpu_name
+                                                                  : std::string("this GPU")));
+  }
   auto t1 = std::chrono::steady_clock::now();
   if (machine->available) plan::judge_fit(*p, *machine->available);
   double plan_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();

@@ -20,6 +20,8 @@ std::string set_cuda_context(const PlanFlags& flags, const PlanMachine& machine,
   if (!flags.cuda_context.empty()) {
     auto bytes = parse_memory_size(flags.cuda_context);
     if (!bytes) return "--cuda-context: " + bytes.error().message;
+    // 0 would read as "not given" (the H200's figure); no CUDA context takes nothing.
+    if (*bytes == 0) return "--cuda-context: a CUDA context takes memory; give its size, e.g. 8GB";
     req.setup.cuda_context_bytes = *bytes;
     req.cuda_context_source = "--cuda-context";
   } else if (machine.platform && !machine.platform->unified_memory()) {

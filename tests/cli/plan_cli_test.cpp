@@ -84,6 +84,29 @@ TEST_F(PlanCli, ContextAndAttentionAreNamed) {
   EXPECT_GT(j["memory"]["attention_scores"].get<uint64_t>(), 0u);
   EXPECT_EQ(run(dir_.string() + " --attention flash").status, 2);
   EXPECT_EQ(run(dir_.string() + " --cuda-context 8").status, 2);
+  // 0 is not "the default": it is refused, saying what to give.
+  auto zero = run(dir_.string() + " --cuda-context 0GB --no-memory");
+  EXPECT_EQ(zero.status, 2);
+  EXPECT_THAT(zero.out, HasSubstr("give its size"));
+}
+
+// A GPU sparkdoc has no figures for gets no time estimate, and the plan says what to give.
+TEST_F(PlanCli, AnUnknownGpuGetsNoTimeButSaysWhy) {
+  std::ifstream in(std::string(SPARKDOC_FIXTURES) + "/snapshots/h200-idle.json");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (size_t at; (at = text.find("NVIDIA H200")) != std::string::npos;) {
+    text.replace(at, 11, "NVIDIA L40S");
+  }
+  fs::path snap = fs::path(::testing::TempDir()) / ("l40s_" + std::to_string(::getpid()) + ".json");
+  std::ofstream(snap) << text;
+  auto r = run(dir_.string() + " --lora 8 --snapshot " + snap.string());
+  EXPECT_THAT(r.out, HasSubstr("no time estimate: sparkdoc knows no matrix rate or bandwidth for "
+                               "NVIDIA L40S"));
+  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("time on ")));
+  auto given =
+      run(dir_.string() + " --lora 8 --tflops 180 --bandwidth 800 --snapshot " + snap.string());
+  EXPECT_THAT(given.out, HasSubstr("time on NVIDIA L40S"));
+  fs::remove(snap);
 }
 
 TEST_F(PlanCli, JsonCarriesCountsAndTheNeed) {
