@@ -20,13 +20,31 @@ if [[ "$chromium_policy" == *"Candidate: "[0-9]* ]]; then
 else
   echo "install-deps: no chromium package here; the HTML screenshot test will skip"
 fi
+# The packages (scripts/package.sh, scripts/test-package.sh): lintian, man pages, ps.
+packages+=(lintian man-db procps zsh)
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+# The aarch64 build every DGX Spark runs: Debian's cross toolchain, the arm64 -dev packages
+# through multiarch and qemu-user-static for its tests. Debian's archive carries arm64 beside
+# amd64; Ubuntu's does not (its arm64 packages are on ports.ubuntu.com), so there the aarch64
+# build is left out and scripts/test-all.sh says so.
+. /etc/os-release
+if [ "$(dpkg --print-architecture)" = amd64 ] && [ "${ID:-}" = debian ]; then
+  if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+    $sudo dpkg --add-architecture arm64
+    added_arm64=1
+  fi
+  packages+=(crossbuild-essential-arm64 qemu-user-static
+    libelf-dev:arm64 zlib1g-dev:arm64 libfmt-dev:arm64 libgtest-dev:arm64 libgmock-dev:arm64
+    libcurl4-openssl-dev:arm64)
+else
+  echo "install-deps: no arm64 cross build here (it needs Debian's archive on amd64)"
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-if [ ${#missing[@]} -eq 0 ]; then
+if [ ${#missing[@]} -eq 0 ] && [ -z "${added_arm64:-}" ]; then
   echo "install-deps: all ${#packages[@]} packages present"
   exit 0
 fi

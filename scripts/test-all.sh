@@ -87,6 +87,32 @@ done
 echo "release binary: $judged fixture snapshots judged as by the tested build"
 phase_done
 
+# The aarch64 build every DGX Spark runs, cross-built with Debian's toolchain; its unit and
+# golden tests run under qemu-aarch64-static, named explicitly with the cross sysroot (the
+# toolchain file's emulator), never through binfmt_misc.
+if [ "$(dpkg --print-architecture 2>/dev/null)" = amd64 ] && command -v aarch64-linux-gnu-g++ >/dev/null &&
+  command -v qemu-aarch64-static >/dev/null; then
+  phase "aarch64 cross build (g++ cross toolchain, release): libraries, binary, tests"
+  cmake --preset arm64 -G Ninja >/dev/null
+  cmake --build --preset arm64 -j "$jobs"
+  phase_done
+
+  phase "every unit and golden test of the aarch64 build, under qemu-aarch64-static"
+  ctest --preset arm64 -j "$jobs" 2>&1 | tee "$work/arm64.log"
+  grep -q "tests failed out of" "$work/arm64.log" || exit 1
+  grep -q " 0 tests failed out of" "$work/arm64.log" || exit 1
+  cat "$work/arm64.log" >>"$log"
+  phase_done
+else
+  echo "== no aarch64 cross toolchain or qemu-aarch64-static here: the aarch64 build and its" \
+    "tests are left out (scripts/install-deps.sh installs them on Debian amd64)"
+fi
+
+phase "packages: the .deb files built, inspected, installed and removed"
+scripts/package.sh
+scripts/test-package.sh
+phase_done
+
 # One closing line over the test run and the fuzz targets.
 total=$(grep -Eo 'tests failed out of [0-9]+' "$log" | awk '{s += $5} END {print s + 0}')
 failed=$(grep -Eo '[0-9]+ tests failed out of' "$log" | awk '{s += $1} END {print s + 0}')

@@ -14,10 +14,9 @@
 #include <string_view>
 #include <vector>
 
+#include "cli/app.h"
 #include "cli/commands.h"
 #include "cli/terminal_text.h"
-#include "core/version.h"
-#include "model/snapshot.h"
 
 namespace {
 
@@ -29,44 +28,6 @@ namespace {
 // bw, whose threads move data, keep glibc's default.
 void limit_malloc_arenas() {
   mallopt(M_ARENA_MAX, 2);
-}
-
-// `sparkdoc --help` lists each command with its one-line summary from the command table; the
-// long description stays for `sparkdoc help NAME`.
-class CommandListFormatter : public CLI::Formatter {
- public:
-  std::string make_subcommand(const CLI::App* sub) const override {
-    for (const auto& command : sparkdoc::cli::kCommands) {
-      if (command.name != sub->get_name()) continue;
-      std::stringstream out;
-      CLI::detail::format_help(out, sub->get_display_name(true), std::string(command.summary),
-                               get_column_width());
-      return out.str();
-    }
-    return CLI::Formatter::make_subcommand(sub);
-  }
-};
-
-// `sparkdoc --version`: the version and what a bug report needs beside it.
-std::string version_text() {
-#if defined(__aarch64__)
-  constexpr std::string_view kArch = "aarch64";
-#elif defined(__x86_64__)
-  constexpr std::string_view kArch = "x86_64";
-#else
-  constexpr std::string_view kArch = "other";
-#endif
-#if defined(__clang__)
-  const std::string compiler = std::string("clang ") + __clang_version__;
-#elif defined(__GNUC__)
-  const std::string compiler = std::string("g++ ") + __VERSION__;
-#else
-  const std::string compiler = "an unknown compiler";
-#endif
-  return std::string("sparkdoc ") + sparkdoc::kVersion + " (" + std::string(kArch) +
-         " Linux, built with " + compiler + "; snapshot schema " +
-         std::to_string(sparkdoc::kSnapshotSchemaVersion) +
-         "; libcuda, libnvidia-ml and libcurl are opened at run time, never linked)";
 }
 
 }  // namespace
@@ -93,16 +54,9 @@ int main(int argc, char** argv) {
     args.insert(args.begin() + 1, "check");
   }
   try {
-    CLI::App app(
-        "sparkdoc: preflight, explain and record a machine for ML training on NVIDIA DGX Spark "
-        "(GB10) and any Linux machine with an NVIDIA GPU.\nWith no command, runs `check`.",
-        "sparkdoc");
-    app.set_version_flag("--version", version_text());
-    app.require_subcommand(1, 1);
-    app.fallthrough(false);
-    app.formatter(std::make_shared<CommandListFormatter>());
-    std::vector<std::function<int()>> runs;
-    for (const Command& command : kCommands) runs.push_back(command.add(app));
+    Application application = make_application();
+    CLI::App& app = *application.app;
+    const std::vector<std::function<int()>>& runs = application.runs;
     // CLI11 would answer "A subcommand is required" to a misspelt command.
     std::string names;
     bool known = false;

@@ -213,6 +213,10 @@ TEST(Cli, VersionSaysWhatABugReportNeeds) {
   EXPECT_EQ(v.status, 0);
   EXPECT_THAT(v.out, ::testing::StartsWith("sparkdoc "));
   EXPECT_THAT(v.out, ::testing::HasSubstr("built with "));
+  // The commit (12 hex digits, or "unknown" outside a git checkout) and a UTC build date.
+  EXPECT_THAT(v.out,
+              ::testing::ContainsRegex("\\(commit ([0-9a-f]{12}|unknown), built "
+                                       "[0-9]{4}-[0-9]{2}-[0-9]{2}, (x86_64|aarch64) Linux"));
   EXPECT_THAT(v.out, ::testing::HasSubstr("snapshot schema 2"));
   EXPECT_THAT(v.out, ::testing::HasSubstr("never linked"));
 }

@@ -66,13 +66,16 @@ bool wait_for_file(const std::string& path) {
 pid_t spawn_sparkdoc_with(const std::vector<std::string>& args,
                           const posix_spawn_file_actions_t* actions,
                           const posix_spawnattr_t* attr) {
-  std::vector<std::string> argv{SPARKDOC_BIN};
+  // SPARKDOC_BIN is a command prefix: the binary, or an emulator and its options before it.
+  std::vector<std::string> argv;
+  std::istringstream words(SPARKDOC_BIN);
+  for (std::string word; words >> word;) argv.push_back(word);
   argv.insert(argv.end(), args.begin(), args.end());
   std::vector<char*> ptrs;
   for (auto& a : argv) ptrs.push_back(a.data());
   ptrs.push_back(nullptr);
   pid_t pid = -1;
-  int rc = ::posix_spawn(&pid, SPARKDOC_BIN, actions, attr, ptrs.data(), environ);
+  int rc = ::posix_spawn(&pid, argv[0].c_str(), actions, attr, ptrs.data(), environ);
   return rc == 0 ? pid : -1;
 }
 
