@@ -23,7 +23,9 @@ cleanup() {
 trap cleanup EXIT
 fail() { echo "test-package: $*" >&2; exit 1; }
 arches=(amd64 arm64)
-if ! command -v aarch64-linux-gnu-readelf >/dev/null; then
+if [ -n "${SPARKDOC_PACKAGE_ARCHES:-}" ]; then
+  read -r -a arches <<<"$SPARKDOC_PACKAGE_ARCHES"  # e.g. "amd64": test only these
+elif ! command -v aarch64-linux-gnu-readelf >/dev/null; then
   arches=(amd64)
   echo "test-package: no aarch64 cross toolchain here; only the amd64 package is tested"
 fi
@@ -99,6 +101,10 @@ if [ ${#arches[@]} -eq 2 ]; then
 fi
 
 # Install, use, remove (root under CI), or use the unpacked tree.
+if [ ! -f "$amd64" ]; then
+  echo "test-package: no amd64 package; installing it was not tested"
+  exit 0
+fi
 if [ "${CI:-}" = true ] && [ "$(id -u)" -eq 0 ]; then
   # Container images often exclude /usr/share/man and docs from dpkg; the test wants them.
   include=(--path-include='/usr/share/man/*' --path-include='/usr/share/doc/sparkdoc/*')
@@ -107,7 +113,9 @@ if [ "${CI:-}" = true ] && [ "$(id -u)" -eq 0 ]; then
   status=0
   "$bin" check >"$work/check.out" 2>&1 || status=$?
   [ "$status" -le 1 ] || { cat "$work/check.out"; fail "installed sparkdoc check exited $status"; }
-  man -P cat sparkdoc 2>&1 | grep -q "sparkdoc - a doctor for ML training" || fail "man sparkdoc fails"
+  # man justifies lines: spaces are squeezed before the text is looked for.
+  man -P cat sparkdoc 2>&1 | tr -s ' ' | grep -q "sparkdoc - a doctor for ML training" ||
+    fail "man sparkdoc fails"
   man -P cat sparkdoc-plan 2>&1 | grep -q -- "--seq" || fail "man sparkdoc-plan has no --seq"
   bash -c 'source /usr/share/bash-completion/completions/sparkdoc && COMP_WORDS=(sparkdoc pl) &&
     COMP_CWORD=1 && _sparkdoc && [ "${COMPREPLY[*]}" = plan ]' || fail "bash completion fails"
@@ -118,7 +126,7 @@ if [ "${CI:-}" = true ] && [ "$(id -u)" -eq 0 ]; then
   echo "test-package: dpkg -i: check exit $status, man pages, completion and unit verified"
 else
   bin=$work/amd64/usr/bin/sparkdoc
-  man -l -P cat "$work/amd64/usr/share/man/man1/sparkdoc.1.gz" 2>&1 |
+  man -l -P cat "$work/amd64/usr/share/man/man1/sparkdoc.1.gz" 2>&1 | tr -s ' ' |
     grep -q "sparkdoc - a doctor for ML training" || fail "the man page does not render"
   echo "test-package: not root under CI: the package was unpacked, not installed"
 fi
@@ -128,7 +136,12 @@ unit=contrib/systemd/sparkdoc-exporter.service
 exec_start=$(sed -n 's/^ExecStart=//p' "$unit")
 [ "${exec_start%% *}" = /usr/bin/sparkdoc ] || fail "ExecStart does not start /usr/bin/sparkdoc"
 args=${exec_start#/usr/bin/sparkdoc }
-if (exec 3<>/dev/tcp/127.0.0.1/9400) 2>/dev/null; then
+# GET /metrics from 127.0.0.1:9400 through bash's /dev/tcp; fails when nothing listens.
+get_metrics() {
+  bash -c 'exec 3<>/dev/tcp/127.0.0.1/9400 &&
+    printf "GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n" >&3 && cat <&3' 2>/dev/null
+}
+if get_metrics >/dev/null; then
   echo "test-package: 127.0.0.1:9400 is in use here; the exporter was not started"
 else
   run_as=()
@@ -139,13 +152,9 @@ else
   (cd / && exec "${run_as[@]}" "$bin" $args) >"$work/exporter.log" 2>&1 &
   exporter=$!
   metrics=""
+  # Until it listens (its first sample is taken before the socket opens): at most 10 s.
   for _ in $(seq 1 100); do
-    if exec 3<>/dev/tcp/127.0.0.1/9400 2>/dev/null; then
-      printf 'GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' >&3
-      metrics=$(cat <&3)
-      exec 3<&-
-      break
-    fi
+    metrics=$(get_metrics) && break
     sleep 0.1
   done
   user=$(ps -o user= -p "$exporter" | xargs)
