@@ -6,7 +6,10 @@
     with sparkdoc.patch_transformers(device="cuda:0"), sparkdoc.memory_guard(paths=[model_dir]):
         model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.bfloat16)
 
-Pure Python over libsparkdoc.so (ctypes; set SPARKDOC_LIBRARY to its path if it is not found).
+`python -m sparkdoc check` runs the sparkdoc binary the wheel carries.
+
+Pure Python over libsparkdoc.so (ctypes): the wheel's own copy first, then SPARKDOC_LIBRARY,
+then the system's; a library of another version is refused.
 torch is imported only by the functions that make tensors.
 """
 
@@ -20,7 +23,9 @@ from ._abi import (
     OutOfMemoryError,
     SparkdocError,
     library,
+    library_path,
 )
+from ._version import __version__
 from .guard import memory_guard
 from .loader import Checkpoint, Loader, configure, load_file, load_model_dir, release
 from .transformers_patch import Patch, patch_transformers
@@ -37,8 +42,10 @@ __all__ = [
     "OutOfMemoryError",
     "Patch",
     "SparkdocError",
+    "__version__",
     "configure",
     "library",
+    "library_path",
     "load_file",
     "load_model_dir",
     "memory_guard",
