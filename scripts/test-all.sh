@@ -86,6 +86,7 @@ for snapshot in tests/fixtures/snapshots/*.json; do
 done
 echo "release binary: $judged fixture snapshots judged as by the tested build"
 phase_done
+phase "the Python wheel in a fresh venv (scripts/test-python.sh)"; scripts/test-python.sh; phase_done
 
 # One closing line over the test run and the fuzz targets.
 total=$(grep -Eo 'tests failed out of [0-9]+' "$log" | awk '{s += $5} END {print s + 0}')
