@@ -2,6 +2,8 @@
 # Installs what sparkdoc builds and tests with, from the distribution's packages only
 # (Debian 12 / Ubuntu 24.04). Safe to run again. libcurl4-openssl-dev gives libcurl's header
 # (sparkdoc loads libcurl.so.4 with dlopen and never links it) and the library the Hub tests use.
+# python3-build, -setuptools and -wheel build the Python wheel offline (scripts/build-wheel.sh);
+# python3-venv gives the fresh environment scripts/test-python.sh installs it into.
 set -euo pipefail
 packages=(
   cmake ninja-build g++ pkg-config
@@ -10,6 +12,7 @@ packages=(
   clang libclang-rt-dev
   zlib1g-dev
   libcurl4-openssl-dev
+  python3-build python3-setuptools python3-wheel python3-venv
 )
 # Headless Chromium renders the HTML report in report_screenshot_test (which skips without it).
 # Only where the distribution's archive has a real package: Debian's chromium; Ubuntu's

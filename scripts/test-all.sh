@@ -86,6 +86,7 @@ for snapshot in tests/fixtures/snapshots/*.json; do
 done
 echo "release binary: $judged fixture snapshots judged as by the tested build"
 phase_done
+phase "the Python wheel in a fresh venv (scripts/test-python.sh)"; scripts/test-python.sh; phase_done
 
 # The aarch64 build every DGX Spark runs, cross-built with Debian's toolchain; its unit and
 # golden tests run under qemu-aarch64-static, named explicitly with the cross sysroot (the

@@ -5,8 +5,13 @@
     tensors = sparkdoc.load_model_dir("/models/qwen", "cuda:0")       # every shard
     with sparkdoc.patch_transformers(device="cuda:0"), sparkdoc.memory_guard(paths=[model_dir]):
         model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.bfloat16)
+    sparkdoc.fixes.prepare(model, tokenizer)                          # the recipes' fixes
 
-Pure Python over libsparkdoc.so (ctypes; set SPARKDOC_LIBRARY to its path if it is not found).
+`python -m sparkdoc check` runs the sparkdoc binary the wheel carries. docs/PYTHON.md has a
+training script for each recipe.
+
+Pure Python over libsparkdoc.so (ctypes): the wheel's own copy first, then SPARKDOC_LIBRARY,
+then the system's; a library of another version is refused.
 torch is imported only by the functions that make tensors.
 """
 
@@ -20,7 +25,10 @@ from ._abi import (
     OutOfMemoryError,
     SparkdocError,
     library,
+    library_path,
 )
+from . import fixes
+from ._version import __version__
 from .guard import memory_guard
 from .loader import Checkpoint, Loader, configure, load_file, load_model_dir, release
 from .transformers_patch import Patch, patch_transformers
@@ -37,8 +45,11 @@ __all__ = [
     "OutOfMemoryError",
     "Patch",
     "SparkdocError",
+    "__version__",
     "configure",
+    "fixes",
     "library",
+    "library_path",
     "load_file",
     "load_model_dir",
     "memory_guard",

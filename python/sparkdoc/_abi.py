@@ -1,8 +1,9 @@
 """libsparkdoc.so through ctypes: the one place that declares every C function's signature.
 
-The library is found, in order: the path in SPARKDOC_LIBRARY; libsparkdoc.so beside this
-package; the build folders of a source checkout (build-release/, build/); the dynamic linker's
-search path. Its ABI version is checked as soon as it is loaded.
+The library is found, in order: libsparkdoc.so beside this package (what the wheel carries);
+the path in SPARKDOC_LIBRARY; the build folders of a source checkout (build-release/, build/);
+the dynamic linker's search path. As soon as it is loaded, its ABI version and its version are
+checked against this package's: a library from another build is refused, never half used.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import ctypes
 import os
 import threading
 from pathlib import Path
+
+from ._version import __version__
 
 ABI_VERSION = 1
 
@@ -141,24 +144,39 @@ _EXCEPTIONS = {
 
 _lock = threading.Lock()
 _lib = None
+_path = None
 
 
-def _candidates():
-    explicit = os.environ.get("SPARKDOC_LIBRARY")
+def _candidates(here: Path | None = None, environ=None):
+    """Where the library is looked for, in order (see the module's docstring)."""
+    here = here or Path(__file__).resolve().parent
+    environ = os.environ if environ is None else environ
+    yield str(here / "libsparkdoc.so")
+    explicit = environ.get("SPARKDOC_LIBRARY")
     if explicit:
         yield explicit
-        return
-    here = Path(__file__).resolve().parent
-    yield str(here / "libsparkdoc.so")
     root = here.parent.parent
     for build in ("build-release", "build"):
         yield str(root / build / "src" / "load" / "libsparkdoc.so")
     yield "libsparkdoc.so"
 
 
+def _refusal(candidate: str, lib) -> str | None:
+    """Why a loaded library may not be used, or None."""
+    abi = lib.sparkdoc_abi_version()
+    version = (lib.sparkdoc_version() or b"").decode("utf-8", "replace")
+    if abi != ABI_VERSION or version != __version__:
+        return (f"{candidate} is sparkdoc {version} (ABI {abi}), this Python package is sparkdoc "
+                f"{__version__} (ABI {ABI_VERSION}): install the wheel of one build "
+                "(scripts/build-wheel.sh BUILD_DIR), or point SPARKDOC_LIBRARY at the "
+                "libsparkdoc.so built from the same source")
+    return None
+
+
 def library():
-    """The loaded library, loading it on first use. Raises OSError when none is found."""
-    global _lib
+    """The loaded library, loading it on first use. Raises OSError when none is found, or when
+    the one found is of another version."""
+    global _lib, _path
     with _lock:
         if _lib is not None:
             return _lib
@@ -172,19 +190,28 @@ def library():
             except OSError as e:
                 tried.append(f"{candidate}: {e}")
                 continue
+            missing = [name for name in FUNCTIONS if not hasattr(lib, name)]
+            if missing:
+                raise OSError(f"{candidate} lacks {', '.join(missing)}: it is not a libsparkdoc.so "
+                              f"of this version ({__version__}); install the wheel of one build")
             for name, (restype, argtypes) in FUNCTIONS.items():
                 fn = getattr(lib, name)
                 fn.restype = restype
                 fn.argtypes = argtypes
-            version = lib.sparkdoc_abi_version()
-            if version != ABI_VERSION:
-                raise OSError(
-                    f"{candidate} speaks sparkdoc ABI {version}, this package needs "
-                    f"{ABI_VERSION}: install matching versions"
-                )
+            refusal = _refusal(candidate, lib)
+            if refusal:
+                raise OSError(refusal)
             _lib = lib
+            _path = candidate
             return lib
-        raise OSError("libsparkdoc.so not found (set SPARKDOC_LIBRARY): " + "; ".join(tried))
+        raise OSError("libsparkdoc.so not found (install the sparkdoc wheel, or set "
+                      "SPARKDOC_LIBRARY to its path): " + "; ".join(tried))
+
+
+def library_path() -> str:
+    """The path (or the name the dynamic linker resolved) of the library in use, loading it."""
+    library()
+    return _path
 
 
 def check(status: int) -> None:

@@ -203,8 +203,11 @@ const CheckInfo& g3_uma_headroom() {
           "when the need fits only by evicting page cache in the middle of the load.",
       .fix =
           "Drop the page cache before a load (sync; echo 3 > /proc/sys/vm/drop_caches, or "
-          "sparkdoc clean), stop other GPU users, load with low_cpu_mem_usage=True or a loader "
-          "that releases each shard's pages, and plan from /proc/meminfo rather than nvidia-smi.",
+          "sparkdoc clean), stop other GPU users, and load without the double count: in the "
+          "training script, `with sparkdoc.patch_transformers(device=\"cuda:0\"), "
+          "sparkdoc.memory_guard(paths=[model_dir]):` around from_pretrained streams each shard "
+          "to the GPU and drops its pages (pip install the sparkdoc wheel; docs/PYTHON.md), else "
+          "low_cpu_mem_usage=True. Plan from /proc/meminfo rather than nvidia-smi.",
       .source = "002 G3",
       .keywords =
           "oom out of memory cuda nvidia-smi free memory n/a not supported page cache meminfo "

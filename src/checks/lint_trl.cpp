@@ -246,9 +246,11 @@ const CheckInfo& l20_nemotron_checkpointing() {
           "Looks for gradient_checkpointing=True or gradient_checkpointing_enable() in a "
           "script that loads Nemotron-H.",
       .fix =
-          "Enable it on the model: 000 §8's bypass, model._set_gradient_checkpointing("
-          "enable=True, gradient_checkpointing_func=functools.partial("
-          "torch.utils.checkpoint.checkpoint, use_reentrant=False)); keep "
+          "Enable it on the model: sparkdoc.fixes.enable_gradient_checkpointing(model, args) "
+          "applies 000 §8's bypass only where the installed transformers needs it and warns of "
+          "a config that enables it again (docs/PYTHON.md); by hand, "
+          "model._set_gradient_checkpointing(enable=True, gradient_checkpointing_func="
+          "functools.partial(torch.utils.checkpoint.checkpoint, use_reentrant=False)); keep "
           "gradient_checkpointing=False in the config.",
       .source = "000 §8",
       .keywords =

@@ -90,7 +90,8 @@ const CheckInfo& s1_distributed_env() {
       .fix =
           "Unset them (WORLD_SIZE RANK LOCAL_RANK MASTER_ADDR MASTER_PORT and "
           "NCCL_*/OMPI_*/MPI_*), or launch with sparkdoc run, which starts the command without "
-          "them.",
+          "them; inside the training script, sparkdoc.fixes.scrub_distributed_env() before "
+          "torch and accelerate are imported removes the same ones (docs/PYTHON.md).",
       .source = "001",
       .keywords =
           "world_size rank local_rank master_addr master_port nccl mpi ompi pmi environment "

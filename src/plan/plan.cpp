@@ -340,9 +340,11 @@ std::string render_plan_text(const Plan& p) {
       if (w.loader == LoadMethod::kMmap && b.load_peak_sparkdoc <= f.available.bytes) {
         out += fmt::format(
             "             load: mmap keeps each shard in the page cache beside the weights made "
-            "from it ({} at the peak). Load without it: `sparkdoc load` or "
-            "`import sparkdoc; sparkdoc.patch_transformers()` before from_pretrained ({} peak; "
-            "plan with --loader sparkdoc); or keep mmap and let the kernel reclaim the cache as it "
+            "from it ({} at the peak). Load without it: `sparkdoc load`, or in the training "
+            "script `with sparkdoc.patch_transformers(device=\"cuda:0\"), "
+            "sparkdoc.memory_guard():` around from_pretrained (the sparkdoc wheel; "
+            "docs/PYTHON.md) ({} peak; plan with --loader sparkdoc); or keep mmap and let the "
+            "kernel reclaim the cache as it "
             "fills: `sudo sparkdoc run --tune-vm --drop-cache-every 20s -- python train.py` "
             "(000: min_free_kbytes 1 GB; drops during the load window)\n",
             format_gb(b.load_peak), format_gb(b.load_peak_sparkdoc));

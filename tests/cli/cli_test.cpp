@@ -258,6 +258,9 @@ TEST(Cli, ExplainByIdAndBySymptom) {
   Outcome id = run("explain G3");
   EXPECT_EQ(id.status, 0);
   EXPECT_THAT(id.out, ::testing::HasSubstr("Fix:"));
+  // The fix that works inside the training script is named where the symptom is explained.
+  EXPECT_THAT(id.out, ::testing::HasSubstr("sparkdoc.patch_transformers"));
+  EXPECT_THAT(id.out, ::testing::HasSubstr("sparkdoc.memory_guard"));
   Outcome symptom = run("explain \"undefined symbol at import\"");
   EXPECT_EQ(symptom.status, 0);
   EXPECT_THAT(symptom.out, ::testing::HasSubstr("G1"));

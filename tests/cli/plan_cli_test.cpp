@@ -58,7 +58,8 @@ TEST(PlanCliLoad, TheLoadIsPartOfTheVerdict) {
   EXPECT_EQ(mmap.status, 1) << mmap.out;
   EXPECT_THAT(mmap.out, HasSubstr("DOES NOT FIT: the load"));
   EXPECT_THAT(mmap.out, HasSubstr("--loader sparkdoc"));
-  EXPECT_THAT(mmap.out, HasSubstr("sparkdoc.patch_transformers()"));
+  EXPECT_THAT(mmap.out, HasSubstr("sparkdoc.patch_transformers(device=\"cuda:0\"), "
+                                  "sparkdoc.memory_guard()"));
   EXPECT_THAT(mmap.out, HasSubstr("--drop-cache-every"));
   auto json = run(base + " --json", false);
   auto j = nlohmann::json::parse(json.out);
