@@ -113,8 +113,13 @@ def with_lora(model):
         from peft import LoraConfig, get_peft_model
     except ImportError as e:
         return model, f"full fine-tuning (peft: {e})"
+    targets, named = "all-linear", "lora r8 all-linear"
+    if getattr(model.config, "model_type", "") == "nemotron_h":
+        # peft 0.21 refuses LoRA on a Mamba mixer's out_proj and conv1d; 000's other targets.
+        targets = ["q_proj", "k_proj", "v_proj", "o_proj", "in_proj", "up_proj", "down_proj"]
+        named = "lora r8 " + ",".join(targets)
     return get_peft_model(model, LoraConfig(r=8, lora_alpha=16, lora_dropout=0.0,
-                                            target_modules="all-linear")), "lora r8 all-linear"
+                                            target_modules=targets)), named
 
 
 # ---- gradient checkpointing -------------------------------------------------------------------
