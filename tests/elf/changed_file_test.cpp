@@ -135,11 +135,20 @@ TEST_F(ChangedWhileRead, WatchesNestAndSeeOnlyWhatCameAfterThem) {
   std::_Exit(0);
 }
 
+// qemu-user turns a SIGBUS that the guard hands back to the default action into an endless
+// loop of faults rather than the end of the process: these two run on real hardware only.
+#define SKIP_UNDER_EMULATOR()                                                          \
+  if (const char* emulator = std::getenv("SPARKDOC_TEST_EMULATOR")) {                  \
+    GTEST_SKIP() << "under " << emulator << ", which loops on a re-raised SIGBUS"; \
+  }
+
 TEST(ChangedWhileReadDeathTest, AFaultOutsideAGuardStillEndsTheProcess) {
+  SKIP_UNDER_EMULATOR();
   EXPECT_SIGBUS_DEATH(read_vanished_page_unguarded());
 }
 
 TEST(ChangedWhileReadDeathTest, ASentSigbusStillEndsTheProcess) {
+  SKIP_UNDER_EMULATOR();
   EXPECT_SIGBUS_DEATH({
     const MappedReadGuard guarded;
     ::raise(SIGBUS);

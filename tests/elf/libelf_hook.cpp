@@ -1,6 +1,5 @@
 #include "libelf_hook.h"
 
-#include <dlfcn.h>
 #include <libelf.h>
 
 #include <atomic>
@@ -31,17 +30,6 @@ void reached(LibelfStep step) {
   action();
 }
 
-// libelf's own function: the next definition after this binary's.
-template <class Function>
-Function* libelf(const char* name) {
-  void* found = ::dlsym(RTLD_NEXT, name);
-  if (found == nullptr) {
-    std::fprintf(stderr, "libelf_hook: no %s after the test binary's\n", name);
-    std::abort();
-  }
-  return reinterpret_cast<Function*>(found);
-}
-
 }  // namespace
 
 void at_next(LibelfStep step, std::function<void()> action) {
@@ -62,15 +50,19 @@ void clear_libelf_hook() {
 
 using sparkdoc::elf::testing::LibelfStep;
 
-extern "C" Elf_Kind elf_kind(Elf* elf) {
-  static auto* const real = sparkdoc::elf::testing::libelf<Elf_Kind(Elf*)>("elf_kind");
+// The linker's --wrap (tests/elf/CMakeLists.txt, libelf_hook_link) sends sparkdoc_elf's calls
+// of elf_kind and elf_end here and names libelf's own __real_*, whether libelf is the shared
+// library or the static archive of a static-runtime build (where dlsym has nothing to find).
+extern "C" Elf_Kind __real_elf_kind(Elf* elf);
+extern "C" int __real_elf_end(Elf* elf);
+
+extern "C" Elf_Kind __wrap_elf_kind(Elf* elf) {
   sparkdoc::elf::testing::reached(LibelfStep::kOpened);
-  return real(elf);
+  return __real_elf_kind(elf);
 }
 
-extern "C" int elf_end(Elf* elf) {
-  static auto* const real = sparkdoc::elf::testing::libelf<int(Elf*)>("elf_end");
-  const int result = real(elf);
+extern "C" int __wrap_elf_end(Elf* elf) {
+  const int result = __real_elf_end(elf);
   sparkdoc::elf::testing::reached(LibelfStep::kClosed);
   return result;
 }

@@ -1,7 +1,8 @@
 // A test's action run at an exact point of a read through libelf, on whatever thread reaches
 // it: how a test changes a file between libelf's mapping it and its reading it, which a second
-// process only hits by chance. Link libelf_hook.cpp into the test binary (it defines elf_kind
-// and elf_end, which then take the calls of sparkdoc_elf before they reach libelf's own).
+// process only hits by chance. Link libelf_hook.cpp into the test binary with
+// libelf_hook_link(TARGET) (tests/elf/CMakeLists.txt): the linker's --wrap then sends
+// sparkdoc_elf's calls of elf_kind and elf_end through it before they reach libelf's own.
 #pragma once
 
 #include <functional>

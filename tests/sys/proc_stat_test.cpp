@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <string>
 
 namespace sparkdoc::sys {
@@ -45,12 +46,17 @@ TEST(ProcStat, DamagedTextIsAnError) {
 }
 
 TEST(ProcStat, ThisProcessIsRunning) {
-  auto self = read_proc_stat(Root(), ::getpid());
-  ASSERT_TRUE(self) << self.error().message;
-  EXPECT_EQ(self->state, 'R');
-  EXPECT_GT(self->start_ticks, 0u);
   EXPECT_FALSE(read_proc_stat(Root(), 0));
   EXPECT_FALSE(read_proc_stat(Root(), -5));
+  auto self = read_proc_stat(Root(), ::getpid());
+  ASSERT_TRUE(self) << self.error().message;
+  if (std::getenv("SPARKDOC_TEST_EMULATOR")) {
+    // qemu-user answers /proc/self/stat itself, with 0 for the state and most fields.
+    GTEST_SKIP() << "under " << std::getenv("SPARKDOC_TEST_EMULATOR")
+                 << ", which writes its own /proc/self/stat";
+  }
+  EXPECT_EQ(self->state, 'R');
+  EXPECT_GT(self->start_ticks, 0u);
 }
 
 }  // namespace

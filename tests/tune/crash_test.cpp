@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 
 #include "fake_machine.h"
@@ -45,8 +46,12 @@ enum class Window {
   for (;;) ::pause();
 }
 
-// Forks the child, waits for its signal, kills it with SIGKILL and reaps it.
+// Forks the child, waits for its signal, kills it with SIGKILL and reaps it. Not under
+// qemu-user, whose forked child of a threaded test process spins before it writes a byte.
 void run_and_kill(const FakeMachine& m, Window window) {
+  if (const char* emulator = std::getenv("SPARKDOC_TEST_EMULATOR")) {
+    GTEST_SKIP() << "under " << emulator << ", whose forked children hang";
+  }
   int fds[2];
   ASSERT_EQ(::pipe(fds), 0);
   pid_t pid = ::fork();
@@ -74,6 +79,7 @@ void run_and_kill(const FakeMachine& m, Window window) {
 TEST(Crash, SigkillAfterTheChangesThenRestoreBringsBackEveryOriginal) {
   FakeMachine m;
   run_and_kill(m, Window::kAfterChanges);
+  if (::testing::Test::IsSkipped()) return;
   EXPECT_EQ(m.vm("min_free_kbytes"), "1048576\n");
   EXPECT_EQ(m.vm("vfs_cache_pressure"), "500\n");
   EXPECT_EQ(m.vm("swappiness"), "10\n");
@@ -94,6 +100,7 @@ TEST(Crash, SigkillAfterTheChangesThenRestoreBringsBackEveryOriginal) {
 TEST(Crash, SigkillBetweenJournalWriteAndChangeThenRestoreBringsBackEveryOriginal) {
   FakeMachine m;
   run_and_kill(m, Window::kBetweenJournalAndChange);
+  if (::testing::Test::IsSkipped()) return;
   EXPECT_EQ(m.vm("min_free_kbytes"), "1048576\n");
   EXPECT_EQ(m.vm("vfs_cache_pressure"), "500\n");
   EXPECT_EQ(m.vm("swappiness"), "60\n");  // journaled, never changed
@@ -113,6 +120,7 @@ TEST(Crash, SigkillBetweenJournalWriteAndChangeThenRestoreBringsBackEveryOrigina
 TEST(Crash, TornLastLineIsReportedAndTheRestoreCompletes) {
   FakeMachine m;
   run_and_kill(m, Window::kAfterChanges);
+  if (::testing::Test::IsSkipped()) return;
   {
     std::FILE* f = std::fopen(m.journal().path.c_str(), "a");
     ASSERT_NE(f, nullptr);
