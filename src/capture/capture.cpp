@@ -116,6 +116,12 @@ Snapshot capture(const CaptureOptions& options) {
   s.accelerate_config = std::move(r.accelerate_config);
   s.processes = std::move(r.processes);
   s.parallel_configs = std::move(r.parallel_configs);
+  s.kernel_log = std::move(r.kernel_log);
+  s.kernel_boot = std::move(r.kernel_boot);
+  s.os_release = std::move(r.os_release);
+  s.packages = std::move(r.packages);
+  s.docker = std::move(r.docker);
+  s.shm = std::move(r.shm);
 
   s.python = python_task.get();
   s.timings_ms["python"] = python_task.elapsed_ms();

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "checks/ptx_isa.h"
 #include "core/names.h"
 #include "core/strings.h"
 #include "core/units.h"
@@ -38,7 +39,9 @@ std::optional<NativeVerdict> native_verdict(const Snapshot& s, const Workload& w
   } else if (p.compute_capability) {
     target = NativeTarget{*p.compute_capability, p.gpu_name.empty() ? "GPU 0" : p.gpu_name};
   }
-  return judge_native(*s.native_code, target);
+  NativeVerdict verdict = judge_native(*s.native_code, target);
+  if (auto cuda = driver_cuda_version(s)) add_ptx_isa_notes(*s.native_code, *cuda, verdict);
+  return verdict;
 }
 
 const PackageVerdict* audited_package(const NativeVerdict& v, std::string_view name) {
@@ -68,6 +71,26 @@ bool id_wanted(std::string_view id, const std::vector<std::string>& only) {
   std::string lower = to_lower(id);
   return std::any_of(only.begin(), only.end(),
                      [&](const std::string& o) { return to_lower(trim(o)) == lower; });
+}
+
+const sys::Package* find_package(const sys::PackageList& list, std::string_view name) {
+  for (const sys::Package& p : list.packages) {
+    if (p.name == name) return &p;
+  }
+  return nullptr;
+}
+
+std::optional<std::string> driver_version(const Snapshot& s) {
+  if (s.nvidia_module.ok() && !s.nvidia_module->version.empty()) return s.nvidia_module->version;
+  if (s.gpu.nvml.ok() && s.gpu.nvml->driver_version.ok()) return *s.gpu.nvml->driver_version;
+  return std::nullopt;
+}
+
+std::string upstream_version(std::string_view debian_version) {
+  std::string_view v = debian_version;
+  if (size_t colon = v.find(':'); colon != std::string_view::npos) v = v.substr(colon + 1);
+  if (size_t dash = v.rfind('-'); dash != std::string_view::npos) v = v.substr(0, dash);
+  return std::string(v);
 }
 
 }  // namespace sparkdoc::checks

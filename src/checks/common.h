@@ -34,4 +34,12 @@ const PackageVerdict* audited_package(const NativeVerdict& v, std::string_view n
 std::vector<std::string> audit_notes(const NativeVerdict& v, NoteTopic topic, Severity severity,
                                      const std::vector<std::string_view>& except = {});
 
+// An installed package by exact name; nullptr when dpkg does not list it (F checks).
+const sys::Package* find_package(const sys::PackageList& list, std::string_view name);
+// The NVIDIA driver's version: the loaded kernel module's, else NVML's; nullopt when neither
+// was read.
+std::optional<std::string> driver_version(const Snapshot& s);
+// "580.95.05-0ubuntu1" -> "580.95.05": a Debian version without its epoch and revision.
+std::string upstream_version(std::string_view debian_version);
+
 }  // namespace sparkdoc::checks

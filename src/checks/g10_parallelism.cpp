@@ -116,12 +116,20 @@ const CheckInfo& g10_parallelism() {
       .cause =
           "The ConnectX-7 link between Sparks carries DDP/FSDP gradient and parameter sync well, "
           "but tensor parallelism exchanges activations inside every layer and the link is too "
-          "thin for that.",
+          "thin for that in training. Revised from the field reports of 2026, keeping the "
+          "seed's meaning for training: TP=2 across two Sparks does speed up inference (2.09x "
+          "median TPOT, unslothai/unsloth PR#10280) when the link and NCCL are set right, so a "
+          "slow or hanging TP inference across Sparks points at the link (MTU 9000 on both "
+          "twins, NCCL_IB_HCA naming rocep1s0f0 and roceP2p1s0f0) before TP itself.",
       .how_checked =
           "Counts nodes from the launch environment and the command, finds tensor-parallel "
           "degrees in configs and the command, and fails TP > 1 across more than one node.",
-      .fix = "Across two Sparks use DDP or FSDP; keep tensor parallelism inside one node.",
-      .source = "002 G10",
+      .fix =
+          "Across two Sparks train with DDP or FSDP (or pipeline stages: 1.96x measured); keep "
+          "tensor parallelism inside one node. For TP inference, check the link first.",
+      .source =
+          "002 G10; field 2026 §6, §8: unslothai/unsloth PR#10280 (2026-09-04), "
+          "dgx-spark-playbooks PR#103",
       .keywords =
           "two sparks dual spark multi-node multinode tensor parallel parallelism tp hang hangs "
           "slow connectx nccl ddp fsdp cluster stacked",

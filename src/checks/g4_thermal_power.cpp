@@ -194,16 +194,23 @@ const CheckInfo& g4_thermal_power() {
       .cause =
           "GB10 sustains about 100 W in practice against a 140 W SoC TDP (240 W is the power "
           "brick's rating), so long runs sit at the power cap and heat up; a degraded USB-PD "
-          "power state can also hold clocks under 1 GHz.",
+          "power state can also hold clocks under 1 GHz. Revised from the field reports of "
+          "2026, which the seed's 240 W plateau rule predates: healthy load is 80-100 W, the "
+          "power wedge 10-16 W at 500-850 MHz with every reason bit clear, and log-less hard "
+          "power-offs start near 90 W sustained (EC/PSU protection or heat).",
       .how_checked =
           "Reads temperature, power, SM clock, the active clock-event reasons and the time spent "
           "power- or heat-capped since driver load; warns on active thermal or HW slowdown, on "
           "90 C and above, and on high utilization at an SM clock under 1000 MHz.",
       .fix =
-          "Plan for ~100 W sustained; improve airflow or cap clocks (nvidia-smi -lgc 0,2100); "
+          "Plan for ~100 W sustained; improve airflow or cap clocks (nvidia-smi -lgc 300,2200 "
+          "after nvidia-persistenced: about 32 W and 66 C for a 1-5% decode cost; undo "
+          "nvidia-smi -rgc); "
           "for a stuck low-clock state, power-cycle fully (unplug the brick from the wall, wait "
           "60 s); watch long runs with sparkdoc watch.",
-      .source = "002 G4",
+      .source =
+          "002 G4; field 2026 §2: forum 361296 [2nd], tonyd2wild/dgx-spark-hard-poweroff-fix#31 "
+          "(2026-08-14)",
       .keywords =
           "throttle throttling thermal temperature hot heat power watts slow slows slowdown "
           "partway mid-run throughput drop reboot reboots shutdown clocks 100w 240w tdp degraded",

@@ -87,12 +87,21 @@ const CheckInfo& g7_nvfp4() {
       .cause =
           "SM121 has the fast FP4 conversion instructions only in code compiled for sm_121a (or "
           "the sm_120f/121f family targets); generic builds fall back and run about 32% slower "
-          "than FP8.",
+          "than FP8. Revised from the field reports of 2026: the seed named sm_121a alone, but "
+          "sm_120f/121f SASS and compute_120f PTX run on 12.1 and can use NVFP4, and a 12.0 or "
+          "12.0f build is never one that cannot run here; sm_120a can neither. flashinfer-cubin "
+          "ships only Sm100a/Sm100f/Sm103a cubins, and vLLM up to v0.29.0 picks a W4A16 "
+          "fallback kernel.",
       .how_checked =
           "Reads the compute capability; on 12.1 states which code NVFP4 kernels need (sparkdoc "
           "audit inspects the libraries themselves).",
-      .fix = "Stay on FP8 unless the kernels are built for sm_121a.",
-      .source = "002 G7",
+      .fix =
+          "Stay on FP8 unless the kernels are built for sm_121a or the 12.0f/12.1f family; "
+          "remove flashinfer-cubin on GB10; on vLLM up to v0.29.0 set "
+          "VLLM_DISABLED_KERNELS=FlashInferCuteDslNvFp4W4A16LinearKernel (fixed by PR#55170).",
+      .source =
+          "002 G7; field 2026 §5: flashinfer-ai/flashinfer#3294, vllm-project/vllm PR#52708, "
+          "PR#55170 (2026-09-08)",
       .keywords =
           "nvfp4 fp4 fp8 slower quantization quantized sm121 sm_121a sm120 blackwell cutlass "
           "flashinfer precision",

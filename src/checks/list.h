@@ -1,5 +1,6 @@
 // The checks, in the order reports list them: one line each. G1-G10 keep the seed's
-// numbering; then the recipe checks S1.. . IDs and meanings are public and permanent: add a
+// numbering; then the recipe checks S1.., then F1.. from owners' field reports of 2025-2026
+// (shared reference field-2026). IDs and meanings are public and permanent: add a
 // line, never renumber or reuse an ID. Each name is a file src/checks/NAME.cpp that defines
 // `const CheckInfo& NAME()`: the check's ID, catalogue row and judgement.
 //
@@ -25,3 +26,11 @@ SPARKDOC_CHECK(s7_remote_desktop)
 SPARKDOC_CHECK(s8_transformers)
 SPARKDOC_CHECK(s9_native_extensions)
 SPARKDOC_CHECK(s10_orphaned_memory)
+SPARKDOC_CHECK(f1_driver_pairing)
+SPARKDOC_CHECK(f2_driver_errors)
+SPARKDOC_CHECK(f3_kernel)
+SPARKDOC_CHECK(f4_container_runtime)
+SPARKDOC_CHECK(f5_swap)
+SPARKDOC_CHECK(f6_dev_shm)
+SPARKDOC_CHECK(f7_boot_memory)
+SPARKDOC_CHECK(f8_capability_warning)

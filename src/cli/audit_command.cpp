@@ -10,6 +10,7 @@
 #include "audit/audit.h"
 #include "capture/capture.h"
 #include "checks/native_code.h"
+#include "checks/ptx_isa.h"
 #include "cli/capture_flags.h"
 #include "cli/commands.h"
 #include "cli/progress.h"
@@ -112,6 +113,9 @@ int run_audit_command(const AuditFlags& flags) {
   audit::NativeAudit facts = audit::run_audit(*options);
   progress.clear();
   checks::NativeVerdict verdict = checks::judge_native(facts, target);
+  if (auto cuda = checks::driver_cuda_version(snapshot)) {
+    checks::add_ptx_isa_notes(facts, *cuda, verdict);
+  }
   if (flags.json) {
     std::cout << report::render_audit_json(facts, verdict)
                      .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)

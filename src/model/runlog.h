@@ -167,9 +167,10 @@ inline constexpr std::string_view kNewGpuProcess = "new_gpu_process";
 inline constexpr std::string_view kGpuProcessExit = "gpu_process_exit";
 inline constexpr std::string_view kMemoryPressure = "memory_pressure";
 inline constexpr std::string_view kPageCacheGrowth = "page_cache_growth";
+inline constexpr std::string_view kPowerWedge = "power_wedge";
 inline constexpr std::string_view kEventKinds[] = {
-    kPowerCapPlateau, kClockSlowdown,  kSmClockDrop,    kNewGpuProcess,
-    kGpuProcessExit,  kMemoryPressure, kPageCacheGrowth};
+    kPowerCapPlateau, kClockSlowdown,  kSmClockDrop,     kNewGpuProcess,
+    kGpuProcessExit,  kMemoryPressure, kPageCacheGrowth, kPowerWedge};
 
 // {"type":"event"}.
 struct Event {

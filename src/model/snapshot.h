@@ -61,6 +61,15 @@ struct BandwidthMeasurement {
   bool operator==(const BandwidthMeasurement&) const = default;
 };
 
+// The reason a reading added after a snapshot was written reads as absent: a check then says
+// SKIP with it rather than judge a default.
+template <class T>
+Reading<T> not_recorded() {
+  return Reading<T>::absent(Why::kAbsent,
+                            "not recorded in this snapshot (taken by a sparkdoc that did not read "
+                            "it); take the snapshot again");
+}
+
 struct Snapshot {
   int schema_version = kSnapshotSchemaVersion;
   std::string sparkdoc_version;
@@ -93,6 +102,14 @@ struct Snapshot {
   // How long each probe took on a live capture, milliseconds ("nvml", "cuda", "sys",
   // "python", "total"); empty in written fixtures. For "why is check slow" reports.
   std::map<std::string, double> timings_ms;
+
+  // The readings of the F checks; "not recorded" in snapshots written before them.
+  Reading<sys::KernelLog> kernel_log = not_recorded<sys::KernelLog>();
+  Reading<sys::KernelBoot> kernel_boot = not_recorded<sys::KernelBoot>();
+  Reading<sys::OsRelease> os_release = not_recorded<sys::OsRelease>();
+  Reading<sys::PackageList> packages = not_recorded<sys::PackageList>();
+  Reading<sys::DockerSetup> docker = not_recorded<sys::DockerSetup>();
+  Reading<sys::ShmScan> shm = not_recorded<sys::ShmScan>();
 
   bool operator==(const Snapshot&) const = default;
 };

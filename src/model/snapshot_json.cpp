@@ -20,7 +20,8 @@ SPARKDOC_JSON(BandwidthMeasurement, device_copy_gbps, method, taken_at, device_c
               host)
 SPARKDOC_JSON(Snapshot, schema_version, sparkdoc_version, taken_at, host, meminfo, vm,
               memory_pressure, nvidia_module, cgroup, container, limits, env, accelerate_config,
-              processes, parallel_configs, gpu, python, bandwidth, timings_ms, native_code)
+              processes, parallel_configs, gpu, python, bandwidth, timings_ms, native_code,
+              kernel_log, kernel_boot, os_release, packages, docker, shm)
 
 nlohmann::json snapshot_to_json(const Snapshot& snapshot) {
   return snapshot;

@@ -40,6 +40,11 @@ struct MemInfo {
   uint64_t slab_reclaimable_bytes = 0;  // SReclaimable: part of Slab that drop_caches frees
   uint64_t kernel_stack_bytes = 0;
   uint64_t page_tables_bytes = 0;
+  // CmaTotal and CmaFree: none when the kernel has no CMA (or the snapshot predates them).
+  // Kernel 7.0.0-1019-nvidia reports CmaFree above CmaTotal: memory kexec handover reserved
+  // and handed back as MIGRATE_CMA, which long-term pinning (RDMA registration) cannot use.
+  std::optional<uint64_t> cma_total_bytes;
+  std::optional<uint64_t> cma_free_bytes;
   bool operator==(const MemInfo&) const = default;
 };
 
@@ -181,6 +186,98 @@ struct SwapArea {
   uint64_t used_bytes = 0;
   int priority = 0;  // swapon(2) priority; negative when the kernel chose it
   bool operator==(const SwapArea&) const = default;
+};
+
+// ---- Readings for the F checks (what DGX Spark owners reported in 2025-2026). A snapshot
+// taken before one of them existed holds it as "not recorded" (model/snapshot.h).
+
+// One record of the kernel log (/dev/kmsg) that names the NVIDIA driver.
+struct KernelLogLine {
+  uint64_t usec = 0;  // microseconds since boot
+  int level = 0;      // syslog level, 0 (emerg) to 7 (debug)
+  std::string text;   // the message as the kernel escaped it, cut at 512 bytes
+  bool operator==(const KernelLogLine&) const = default;
+};
+
+// The kernel log since boot, as far as the ring still holds it: only records naming the
+// NVIDIA driver (NVRM, Xid, GSP, nvidia) are kept, the first 512 of them.
+struct KernelLog {
+  uint64_t records = 0;         // records read
+  uint64_t nvidia_records = 0;  // of which name the NVIDIA driver (more than `lines` may hold)
+  bool lost = false;            // the ring overwrote records while they were read
+  std::vector<KernelLogLine> lines;
+  bool operator==(const KernelLog&) const = default;
+};
+
+// How the kernel was booted: /proc/cmdline and the kexec crash reservation.
+struct KernelBoot {
+  std::string cmdline;                       // /proc/cmdline, trimmed
+  Reading<uint64_t> kexec_crash_size_bytes;  // /sys/kernel/kexec_crash_size
+  bool operator==(const KernelBoot&) const = default;
+};
+
+// Which operating system and machine: /etc/os-release, /etc/dgx-release (DGX OS), and the
+// firmware's DMI strings. Labels to report and to pair versions with, never identity.
+struct OsRelease {
+  std::map<std::string, std::string> os_release;            // ID, VERSION_ID, PRETTY_NAME, ...
+  Reading<std::map<std::string, std::string>> dgx_release;  // DGX_OTA_VERSION, DGX_OTA_DATE, ...
+  std::map<std::string, std::string> dmi;  // sys_vendor, product_name, bios_version, ... as read
+  bool operator==(const OsRelease&) const = default;
+};
+
+// One package dpkg lists as installed.
+struct Package {
+  std::string name;     // "nvidia-driver-580-open"
+  std::string version;  // "580.95.05-0ubuntu1"
+  std::string status;   // "install ok installed", "hold ok installed"
+  bool operator==(const Package&) const = default;
+};
+
+// The installed packages that matter to the F checks (sys::is_watched_package: the driver,
+// firmware and kernel modules, the kernel, container runtimes, fwupd, DKMS), from
+// /var/lib/dpkg/status, never by running dpkg.
+struct PackageList {
+  std::vector<Package> packages;  // sorted by name
+  uint64_t installed = 0;         // every installed package the file lists
+  bool operator==(const PackageList&) const = default;
+};
+
+// What /etc/docker/daemon.json configures.
+struct DockerDaemon {
+  std::string path;                             // the file read
+  std::optional<std::string> default_runtime;   // "default-runtime"
+  std::map<std::string, std::string> runtimes;  // "runtimes": name -> path ("" when none)
+  std::optional<bool> cdi;                      // "features": {"cdi": ...}
+  std::vector<std::string> cdi_spec_dirs;       // "cdi-spec-dirs"
+  bool operator==(const DockerDaemon&) const = default;
+};
+
+// Docker as installed: the daemon's configuration, whether it is the snap, and CDI specs.
+struct DockerSetup {
+  Reading<DockerDaemon> daemon;
+  bool snap = false;                   // /snap/docker: Docker from the snap store
+  bool docker_binary = false;          // /usr/bin/docker
+  std::vector<std::string> cdi_specs;  // files in /etc/cdi and /var/run/cdi
+  bool operator==(const DockerSetup&) const = default;
+};
+
+// A file in /dev/shm.
+struct ShmFile {
+  std::string name;  // "sem.mp-1a2b3c", "torch_1234_5678_0"
+  uint64_t size_bytes = 0;
+  uint32_t uid = 0;
+  int64_t mtime_s = 0;  // seconds since the epoch
+  bool operator==(const ShmFile&) const = default;
+};
+
+// /dev/shm: a tmpfs carved from the same memory as everything else, and the IPC files in it.
+struct ShmScan {
+  uint64_t size_bytes = 0;  // statvfs
+  uint64_t used_bytes = 0;
+  uint64_t files_total = 0;         // more than `files` may hold
+  std::vector<ShmFile> files;       // the first 256 by name
+  std::vector<uint32_t> live_uids;  // users that own a live process (/proc/<pid>), sorted
+  bool operator==(const ShmScan&) const = default;
 };
 
 }  // namespace sparkdoc::sys

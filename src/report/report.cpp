@@ -5,6 +5,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "checks/unchecked.h"
 #include "core/printable.h"
 #include "core/strings.h"
 #include "core/units.h"
@@ -229,7 +230,8 @@ std::string render_checks_markdown() {
       "Generated from sparkdoc's check table by `sparkdoc explain --markdown > docs/CHECKS.md`;\n"
       "a test keeps this page equal to the table. IDs never change meaning: G1–G10 keep the\n"
       "numbering of the spark-training-gotchas skill (002), S checks come from the two recipes\n"
-      "(000, 001).\n\n"
+      "(000, 001), F checks from what DGX Spark owners reported in the field in 2025-2026 (their\n"
+      "sources and dates are in each entry; [2nd] marks a second-hand report).\n\n"
       "| ID | check | source |\n|---|---|---|\n";
   for (const auto& c : checks::all_checks()) {
     out += fmt::format("| [{}](#{}) | {} | {} |\n", c.id, to_lower(c.id), c.title, c.source);
@@ -240,6 +242,13 @@ std::string render_checks_markdown() {
         "- **Symptom:** {}\n- **Cause:** {}\n- **How sparkdoc checks:** {}\n- **Fix:** {}\n"
         "- **Reads:** {}\n- **Source:** {}\n",
         c.id, c.title, c.symptom, c.cause, c.how_checked, c.fix, c.reads, c.source);
+  }
+  out +=
+      "\n## Field reports without a check\n\n"
+      "What the field reports name on a machine that no check judges, and why.\n\n"
+      "| item | why not |\n|---|---|\n";
+  for (const auto& u : checks::kUncheckedFieldItems) {
+    out += fmt::format("| {} | {} |\n", u.item, u.why);
   }
   return out;
 }

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <optional>
 
 #include "core/strings.h"
 
@@ -44,6 +45,37 @@ constexpr std::array kMemFields = {
     MemField{"PageTables", &MemInfo::page_tables_bytes, true},
 };
 
+// Fields only some kernels print (CONFIG_CMA): absent stays none, never 0.
+struct OptionalMemField {
+  std::string_view name;
+  std::optional<uint64_t> MemInfo::*member;
+};
+
+constexpr std::array kOptionalMemFields = {
+    OptionalMemField{"CmaTotal", &MemInfo::cma_total_bytes},
+    OptionalMemField{"CmaFree", &MemInfo::cma_free_bytes},
+};
+
+const OptionalMemField* find_optional_field(std::string_view name) {
+  for (const auto& f : kOptionalMemFields) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+// "940604 kB" as bytes.
+Result<uint64_t> kb_value(std::string_view name, std::string_view rest) {
+  auto words = split_ws(trim(rest));
+  if (words.size() != 2 || words[1] != "kB")
+    return fail(fmt::format("meminfo: malformed {} line", name));
+  auto value = parse_u64(words[0]);
+  if (!value) return fail(fmt::format("meminfo: {} is not a number", name));
+  if (*value > std::numeric_limits<uint64_t>::max() / 1024) {
+    return fail(fmt::format("meminfo: {} overflows", name));
+  }
+  return *value * 1024;
+}
+
 const MemField* find_field(std::string_view name) {
   for (const auto& f : kMemFields) {
     if (f.name == name) return &f;
@@ -59,7 +91,14 @@ Result<MemInfo> parse_meminfo(std::string_view text) {
   for (std::string_view line : lines(text)) {
     size_t colon = line.find(':');
     if (colon == std::string_view::npos) continue;
-    const MemField* field = find_field(trim(line.substr(0, colon)));
+    std::string_view name = trim(line.substr(0, colon));
+    if (const OptionalMemField* optional = find_optional_field(name)) {
+      auto bytes = kb_value(optional->name, line.substr(colon + 1));
+      if (!bytes) return tl::unexpected(bytes.error());
+      info.*(optional->member) = *bytes;
+      continue;
+    }
+    const MemField* field = find_field(name);
     if (!field) continue;
     auto words = split_ws(trim(line.substr(colon + 1)));
     if (words.empty() || words.size() > 2) {

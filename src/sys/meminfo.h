@@ -12,8 +12,9 @@ namespace sparkdoc::sys {
 
 // Parses /proc/meminfo text. Fields in kB are converted to bytes; HugePages_Total/Free/Rsvd
 // stay page counts; Hugepagesize becomes bytes. Fields the text lacks stay 0 (older kernels
-// lack some), unknown lines are ignored. Errors: no MemTotal line, a known field whose value
-// is not a number or whose unit is not "kB", or a value that overflows in bytes.
+// lack some) but CmaTotal and CmaFree, which stay none; unknown lines are ignored. Errors: no
+// MemTotal line, a known field whose value is not a number or whose unit is not "kB", or a
+// value that overflows in bytes.
 Result<MemInfo> parse_meminfo(std::string_view text);
 
 // Reads <root>/proc/meminfo. Absent when the file is missing.

@@ -5,14 +5,19 @@
 #include "sys/accelerate.h"
 #include "sys/cgroup.h"
 #include "sys/container.h"
+#include "sys/docker.h"
 #include "sys/environment.h"
 #include "sys/host.h"
+#include "sys/kernel_log.h"
 #include "sys/limits.h"
 #include "sys/meminfo.h"
 #include "sys/nvidia_module.h"
+#include "sys/packages.h"
 #include "sys/parallel_config.h"
 #include "sys/processes.h"
 #include "sys/psi.h"
+#include "sys/release.h"
+#include "sys/shm.h"
 #include "sys/text.h"
 #include "sys/vm.h"
 
@@ -65,6 +70,12 @@ SysReadings read_all(const SysOptions& options) {
       Reading<AccelerateConfig>::from(read_accelerate_config(root, accelerate_path));
 
   r.processes = Reading<ProcessScan>::from(scan_processes(root));
+  r.kernel_log = Reading<KernelLog>::from(read_kernel_log(root));
+  r.kernel_boot = Reading<KernelBoot>::from(read_kernel_boot(root));
+  r.os_release = read_os_release(root);
+  r.packages = Reading<PackageList>::from(read_packages(root));
+  r.docker = read_docker(root);
+  r.shm = Reading<ShmScan>::from(read_shm(root));
   if (options.config_dir.empty()) {
     r.parallel_configs = Reading<ParallelConfigScan>::absent(Why::kAbsent, "no directory to scan");
   } else {

@@ -32,6 +32,12 @@ struct SysReadings {
   Reading<AccelerateConfig> accelerate_config;
   Reading<ProcessScan> processes;
   Reading<ParallelConfigScan> parallel_configs;
+  Reading<KernelLog> kernel_log;
+  Reading<KernelBoot> kernel_boot;
+  Reading<OsRelease> os_release;
+  Reading<PackageList> packages;
+  Reading<DockerSetup> docker;
+  Reading<ShmScan> shm;
   bool operator==(const SysReadings&) const = default;
 };
 

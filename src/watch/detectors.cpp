@@ -128,6 +128,8 @@ struct GpuState {
   double counter_span_s = 0;
   unsigned peak_busy_sm_mhz = 0;
   std::optional<std::map<uint32_t, GpuProcessUse>> processes;  // none before the first list
+  std::optional<double> wedged_since;  // when the power-wedge condition began to hold
+  Episode wedge;
 };
 
 struct HostPoint {
@@ -352,6 +354,28 @@ struct Detectors::State {
     out.push_back(event(s, runlog::kSmClockDrop, EventSeverity::kWarn, g.index, std::move(what)));
   }
 
+  void power_wedge(const Sample& s, const GpuSample& g, GpuState& st, std::vector<Event>& out) {
+    const DetectorConfig& c = config;
+    bool now = c.dgx_spark && g.util_pct && g.sm_clock_mhz && g.power_w &&
+               *g.util_pct >= c.wedge_busy_pct && *g.sm_clock_mhz <= c.wedge_clock_mhz &&
+               *g.power_w < c.wedge_power_w && g.clock_event_reasons.value_or(0) == 0;
+    if (!now) {
+      st.wedged_since.reset();
+    } else if (!st.wedged_since) {
+      st.wedged_since = s.ts;
+    }
+    bool held = st.wedged_since && s.ts - *st.wedged_since >= c.wedge_hold_s;
+    if (!st.wedge.start(held, s.ts, c.clear_after_s)) return;
+    out.push_back(
+        event(s, runlog::kPowerWedge, EventSeverity::kWarn, g.index,
+              fmt::format(
+                  "GPU {}: {} MHz at {}% utilisation and {:.1f} W for {:.0f} s with no clock-event "
+                  "reason: the USB-PD power wedge (healthy load runs 2200-2600 MHz at 80-100 W). "
+                  "Stop the run, unplug the Spark and its power brick from the wall for 60 s; "
+                  "if it returns, ask the vendor (RMA).",
+                  g.index, *g.sm_clock_mhz, *g.util_pct, *g.power_w, s.ts - *st.wedged_since)));
+  }
+
   void processes(const Sample& s, const GpuSample& g, GpuState& st, std::vector<Event>& out) {
     if (!g.processes) return;
     std::map<uint32_t, GpuProcessUse> now;
@@ -399,6 +423,7 @@ struct Detectors::State {
     std::vector<std::string_view> causes;
     slowdown(s, g, st, out, causes);
     clock_drop(s, g, st, out, causes);
+    power_wedge(s, g, st, out);
     processes(s, g, st, out);
     if (!g.counters.empty()) {
       st.counters_ts = s.ts;

@@ -32,6 +32,12 @@
 //       >= max(2 GiB, 3 % of MemTotal) within 60 s during a load: GPU memory grew >= 1 GiB,
 //       or MemAvailable fell >= 3 % of MemTotal, in the same window (G3: on DGX Spark the cache
 //       of the checkpoint being read competes with the model's allocations).
+//   power_wedge (warn, DGX Spark)  the USB-PD power wedge: for wedge_hold_s (10 s) the GPU is
+//       >= 90 % busy with the SM clock at or below 800 MHz and under 40 W, and no clock-event
+//       reason bit is set (the wedged units read every reason "Not Active": 611-721 MHz at
+//       10-16 W, eugr/spark-vllm-docker#334, 2026-08-06). NVCheckup's GEMM test calls < 1400 MHz
+//       under 40 W a wedge; a run is no GEMM, and memory-bound decode holds > 1000 MHz at
+//       15-20 W (joeynyc/spark-doctor), so watch takes the stuck band, <= 800 MHz.
 #pragma once
 
 #include <cstddef>
@@ -74,6 +80,10 @@ struct DetectorConfig {
   double cache_growth_fraction = 0.03;
   double load_gpu_growth_bytes = 1024.0 * 1024 * 1024;
   double load_available_fraction = 0.03;
+  double wedge_busy_pct = 90;
+  unsigned wedge_clock_mhz = 800;
+  double wedge_power_w = 40;
+  double wedge_hold_s = 10;
 };
 
 // The rules for the machine a header describes: DGX Spark's, and the GPUs' power limits.

@@ -47,7 +47,8 @@ TEST(CheckTable, OrderAndFields) {
     EXPECT_NE(c.run, nullptr) << c.id;
   }
   EXPECT_THAT(got, ElementsAre("G1", "G2", "G3", "G4", "G5", "G6", "G7", "G8", "G9", "G10", "S1",
-                               "S2", "S3", "S4", "S5", "S6", "S7", "S8", "S9", "S10"));
+                               "S2", "S3", "S4", "S5", "S6", "S7", "S8", "S9", "S10", "F1", "F2",
+                               "F3", "F4", "F5", "F6", "F7", "F8"));
   EXPECT_EQ(all_checks()[2].source, "002 G3");
   EXPECT_EQ(all_checks()[15].source, "000 §6");
 }
@@ -97,7 +98,27 @@ TEST(RunChecks, HealthyGb10Lines) {
           "fix",
           "S9 SKIP: no native-code audit in this snapshot (sparkdoc audit runs one)",
           "S10 PASS: 6.7 GB held outside live processes, within the 8.6 GB a healthy machine "
-          "keeps"));
+          "keeps",
+          // The seeds' Spark ran 580.95.05; the readings added for the F checks are not in a
+          // snapshot built before them, so those say SKIP instead of guessing.
+          "F1 INFO: driver 580.95.05, kernel 6.17.0-1026-nvidia, DGX OS release not recorded: "
+          "driver 580.95.05 gives CUBLAS_STATUS_INTERNAL_ERROR and CUDNN_BACKEND_API_FAILED "
+          "under load (fixed in 580.142 and 580.173.02, forum 380948 [2nd]): update DGX OS",
+          "F2 SKIP: kernel log not read: not recorded in this snapshot (taken by a sparkdoc that "
+          "did not read it); take the snapshot again",
+          "F3 PASS: kernel 6.17.0-1026-nvidia is none the field reports name bad (as of "
+          "2026-10-17); CmaTotal/CmaFree not read (not in /proc/meminfo, or not recorded)",
+          "F4 INFO: inside a container: the host's Docker and toolkit are judged on the host "
+          "(run sparkdoc check there)",
+          "F5 PASS: no swap configured",
+          "F6 SKIP: /dev/shm not read: not recorded in this snapshot (taken by a sparkdoc that "
+          "did not read it); take the snapshot again",
+          "F7 INFO: MemTotal 121.7 GiB (usual 121.69); CUDA's free memory at boot can be 10-20 "
+          "GiB less: size vLLM's --gpu-memory-utilization from the free memory measured after "
+          "boot, 0.85 at most",
+          "F8 PASS: torch 2.9.0a0+145a3a7.nv25.10 prints \"Found GPU0 NVIDIA GB10 which is of "
+          "cuda capability 12.1 ... (12.0)\", but its 12.0 code runs on 12.1 (pytorch#172629): "
+          "ignore the warning, do not rebuild torch for it"));
 }
 
 TEST(RunChecks, H200Verdicts) {
@@ -106,7 +127,10 @@ TEST(RunChecks, H200Verdicts) {
   using V = Verdict;
   EXPECT_THAT(got, ElementsAre(V::kPass, V::kPass, V::kInfo, V::kInfo, V::kSkip, V::kPass, V::kInfo,
                                V::kSkip, V::kWarn, V::kInfo, V::kPass, V::kPass, V::kInfo, V::kWarn,
-                               V::kInfo, V::kPass, V::kPass, V::kPass, V::kSkip, V::kPass));
+                               V::kInfo, V::kPass, V::kPass, V::kPass, V::kSkip, V::kPass,
+                               // F1-F8: not a Spark; the F readings not in this snapshot
+                               V::kSkip, V::kSkip, V::kPass, V::kSkip, V::kPass, V::kSkip, V::kSkip,
+                               V::kSkip));
 }
 
 TEST(RunChecks, OnlyFiltersCaseInsensitivelyInTableOrder) {

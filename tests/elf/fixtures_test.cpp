@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 
+#include "checks/ptx_isa.h"
 #include "elf/fatbin.h"
 #include "elf/listing.h"
 #include "elf/targets.h"
@@ -260,6 +261,46 @@ TEST(Fixtures, BareCubin) {
   EXPECT_EQ(judge(code, kGb10).run, RunVerdict::kSass);
   EXPECT_TRUE(judge(code, kGb10).nvfp4);
   EXPECT_EQ(judge(code, kRtx5090).run, RunVerdict::kDoesNotRun);
+}
+
+// The PTX ISA rule on fatbins made with this machine's nvcc 13.0: its PTX is ISA 9.0 whatever
+// the -arch=compute_XX, so an R580 driver (CUDA 13000) loads it; PTX versioned 8.7 loads
+// too; 9.2 (what CUDA 13.2 writes, packed by fatbinary because nvcc 13.0's ptxas refuses it)
+// does not (CUDA_ERROR_UNSUPPORTED_PTX_VERSION).
+TEST(Fixtures, PtxIsaOfEachEntryAgainstTheDriver) {
+  struct Case {
+    const char* file;
+    const char* isa;
+    int needs_cuda;
+    bool loads_on_13000;
+  };
+  for (const Case& c : {Case{"ptx-isa90-compute75.fatbin", "9.0", 13000, true},
+                        Case{"ptx90.fatbin", "9.0", 13000, true},
+                        Case{"ptx-isa90-compute120.fatbin", "9.0", 13000, true},
+                        Case{"ptx-isa87.fatbin", "8.7", 12080, true},
+                        Case{"ptx-isa92.fatbin", "9.2", 13020, false}}) {
+    SCOPED_TRACE(c.file);
+    const GpuCode code = read(c.file);
+    ASSERT_EQ(code.entries.size(), 1u);
+    EXPECT_EQ(code.entries[0].kind, EntryKind::kPtx);
+    EXPECT_EQ(ptx_isa(code.entries[0]), c.isa);
+    EXPECT_EQ(checks::cuda_for_ptx_isa(ptx_isa(code.entries[0])), c.needs_cuda);
+    EXPECT_EQ(checks::driver_loads_ptx(ptx_isa(code.entries[0]), 13000), c.loads_on_13000);
+    EXPECT_EQ(checks::driver_loads_ptx(ptx_isa(code.entries[0]), 13020), true);
+  }
+}
+
+TEST(PtxIsa, TableAndGarbage) {
+  EXPECT_EQ(checks::cuda_for_ptx_isa("8.8"), 12090);
+  EXPECT_EQ(checks::cuda_for_ptx_isa("9.1"), 13010);
+  EXPECT_EQ(checks::cuda_for_ptx_isa("9.5"), 13050);
+  EXPECT_EQ(checks::cuda_for_ptx_isa("7.8"), 12080);  // older ISA: any 12.8+ driver
+  EXPECT_EQ(checks::cuda_for_ptx_isa("9.6"), std::nullopt);
+  EXPECT_EQ(checks::cuda_for_ptx_isa(""), std::nullopt);
+  EXPECT_EQ(checks::cuda_for_ptx_isa("9"), std::nullopt);
+  EXPECT_EQ(checks::cuda_for_ptx_isa("x.y"), std::nullopt);
+  EXPECT_EQ(checks::driver_loads_ptx("9.0", 0), std::nullopt);
+  EXPECT_EQ(checks::cuda_version_text(13020), "13.2");
 }
 
 }  // namespace

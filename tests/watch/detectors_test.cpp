@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "facts/throttle.h"
+#include "model/gpu.h"
 
 namespace sparkdoc::watch {
 namespace {
@@ -218,6 +219,65 @@ TEST(SmClockDrop, SparkStartingInTheDegradedPowerStateIsFlagged) {
   auto events = detect(spark, {at(0, busy_gpu(35, 60, 850, 97))});
   ASSERT_EQ(kinds(events), std::vector<std::string>{"sm_clock_drop"});
   EXPECT_THAT(events[0].message, HasSubstr("power-cycle"));
+}
+
+// eugr/spark-vllm-docker#334 (2026-08-06): 97 % busy at 650 MHz and 13 W, every reason
+// "Not Active". One sample a second: healthy for 5 s, then wedged; the event comes at the
+// sample where the condition has held for 10 s.
+std::vector<std::string> power_wedge_kinds(const std::vector<runlog::Event>& events) {
+  std::vector<std::string> out;
+  for (const auto& e : events) {
+    if (e.kind == "power_wedge") out.push_back(e.kind);
+  }
+  return out;
+}
+
+TEST(PowerWedge, FiresAfterTenSecondsStuckLowWithNoReason) {
+  DetectorConfig spark;
+  spark.dgx_spark = true;
+  std::vector<Sample> samples;
+  for (int i = 0; i < 5; ++i) samples.push_back(at(i, busy_gpu(92, 58, 2420, 98)));
+  for (int i = 5; i < 30; ++i) samples.push_back(at(i, busy_gpu(13, 47, 650, 97)));
+  auto events = detect(spark, samples);
+  std::vector<runlog::Event> wedge;
+  for (const auto& e : events) {
+    if (e.kind == "power_wedge") wedge.push_back(e);
+  }
+  ASSERT_EQ(wedge.size(), 1u);
+  EXPECT_EQ(wedge[0].sample, 15u);
+  EXPECT_EQ(wedge[0].severity, runlog::EventSeverity::kWarn);
+  EXPECT_THAT(wedge[0].message, HasSubstr("650 MHz at 97% utilisation and 13.0 W for 10 s"));
+  EXPECT_THAT(wedge[0].message, HasSubstr("unplug"));
+}
+
+TEST(PowerWedge, SteadyLoadForTenMinutesStaysQuiet) {
+  DetectorConfig spark;
+  spark.dgx_spark = true;
+  std::vector<Sample> samples;
+  for (int i = 0; i < 600; ++i) {
+    samples.push_back(at(i, busy_gpu(88 + (i % 5), 60, 2385 + static_cast<unsigned>(i % 70), 98)));
+  }
+  EXPECT_TRUE(detect(spark, samples).empty());
+}
+
+// Memory-bound decode holds > 1000 MHz at 15-20 W (joeynyc/spark-doctor): low power alone is no
+// wedge; nor is a low clock that a reason bit explains, nor a discrete GPU.
+TEST(PowerWedge, DecodeAReasonBitOrAnotherGpuIsNoWedge) {
+  DetectorConfig spark;
+  spark.dgx_spark = true;
+  std::vector<Sample> decode;
+  std::vector<Sample> capped;
+  for (int i = 0; i < 30; ++i) {
+    decode.push_back(at(i, busy_gpu(18, 55, 1100, 96)));
+    GpuSample g = busy_gpu(13, 47, 650, 97);
+    g.clock_event_reasons = gpu::kReasonSwPowerCap;
+    capped.push_back(at(i, g));
+  }
+  EXPECT_TRUE(power_wedge_kinds(detect(spark, decode)).empty());
+  EXPECT_TRUE(power_wedge_kinds(detect(spark, capped)).empty());
+  std::vector<Sample> discrete;
+  for (int i = 0; i < 30; ++i) discrete.push_back(at(i, busy_gpu(13, 47, 650, 97)));
+  EXPECT_TRUE(power_wedge_kinds(detect(DetectorConfig{}, discrete)).empty());
 }
 
 Sample with_processes(double ts, std::vector<GpuProcessUse> processes) {

@@ -1,0 +1,54 @@
+// What the field reports of 2025-2026 (shared reference field-2026) name on a machine but no
+// F check judges, and why: docs/CHECKS.md prints this list below the checks, so a reader sees
+// what is left out on purpose and what is not done yet.
+#pragma once
+
+#include <array>
+#include <string_view>
+
+namespace sparkdoc::checks {
+
+struct UncheckedItem {
+  std::string_view item;  // "USB-PD power wedge (§2)"
+  std::string_view why;   // why no check judges it (yet)
+};
+
+inline constexpr std::array<UncheckedItem, 14> kUncheckedFieldItems = {{
+    {"USB-PD power wedge, clocks pinned at 500-850 MHz (§2)",
+     "needs clocks, power and utilisation sampled under load; a one-shot check sees an idle GPU. "
+     "watch's power_wedge detector judges it during a run; G4 reports the instant values."},
+    {"Log-less hard power-off near 90 W, unclean boots, pstore (§2)",
+     "needs the boot history (last -Fx, the previous boot's journal, /sys/fs/pstore), which "
+     "sparkdoc does not read yet."},
+    {"EC fan firmware, acpitz temperatures, CPU clocks near 1.5 GHz (§2)",
+     "the EC version comes from fwupdmgr, not a file; thermal zones and cpufreq are not read "
+     "yet."},
+    {"HP/ASUS USB-PD firmware, field diagnostic results (§1)",
+     "firmware versions need fwupdmgr and the diagnostic runs 30-40 min from a TTY: sparkdoc "
+     "only points at them. Bad register reads (0xbadf5600) are F2's."},
+    {"Wi-Fi modules, DOCA DKMS, Secure Boot MOK, fwupd/libfwupd, locale (§1)",
+     "they break updates and the desktop, not training runs; the packages are recorded, so a "
+     "check can judge them later."},
+    {"spark-ota-check and dgx-mgmt reporters (§1)",
+     "sparkdoc runs no vendor tools; F1 reads the release file and packages they read."},
+    {"NVML memory NOT_SUPPORTED, nvml-unified-shim (§3)",
+     "G3 budgets from /proc/meminfo for this reason; the NVML library loaded is recorded in the "
+     "snapshot but not judged yet."},
+    {"cudaMemGetInfo at boot (§3)",
+     "needs a CUDA context (about 0.2 s and 20 MB, more than check may spend); F7 gives the rule "
+     "instead."},
+    {"apt lists holding an HTML page, buildkit, restart=always containers (§4)",
+     "apt lists and the Docker API are not read."},
+    {"sm120-only trap guards, FlashInfer cubins, NVFP4 fallbacks (§5)",
+     "native-code audit rules, not preflight checks; not built yet. PTX newer than the driver "
+     "is judged: sparkdoc audit and S9 FAIL a file whose only code is PTX of a newer ISA."},
+    {"Triton ptxas, flash-attn, TransformerEngine, cuDNN (§5)",
+     "audit and lint rules; not built yet."},
+    {"ConnectX-7 link, MTU, NCCL_IB_HCA, hot-plug flag, /etc/nccl.conf (§6)",
+     "needs both nodes; sparkdoc snapshot --diff and G10 are where they go; not built yet."},
+    {"systemd-logind RemoveIPC and Linger (§6)", "logind's configuration is not read yet."},
+    {"CPU-only or CUDA 12 torch, aarch64 wheel gaps, Unsloth, Ollama, llama.cpp (§7)",
+     "G1, G9 and sparkdoc lint judge these."},
+}};
+
+}  // namespace sparkdoc::checks
