@@ -1,9 +1,12 @@
-// ELF images: parse_dynamic and parse_sections. Seeds in corpus/elf_dynamic/ are small shared
-// objects (ELF64 little-endian from gcc, hand-built ELF32 and big-endian images).
+// ELF images: parse_dynamic, parse_sections and parse_elf_machine. Seeds in
+// corpus/fuzz_elf_dynamic/ are small shared objects (ELF64 little-endian from gcc for x86_64
+// and aarch64, hand-built ELF32 and big-endian images).
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 
 #include "elf/dynamic.h"
+#include "elf/machine.h"
 #include "elf/sections.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -21,5 +24,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (const auto& section : *sections) bytes += section.size_bytes + section.name.size();
     (void)bytes;
   }
+  auto machine = sparkdoc::elf::parse_elf_machine(
+      std::string_view(reinterpret_cast<const char*>(data), size));
+  if (machine) (void)sparkdoc::elf::machine_name(*machine);
   return 0;
 }

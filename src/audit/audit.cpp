@@ -99,12 +99,19 @@ NativeFile read_file(const elf::LoaderModel& loader, const SitePackages& site,
   out.file = relative;
   out.package = owner_of(site, relative);
   const std::string machine_path = join_path(site.dir, relative);
+  // A file that is no ELF at all gets read_dynamic's error below.
+  const auto machine = elf::read_elf_machine(path);
+  if (machine) out.machine = elf::machine_name(*machine);
+  const elf::ElfMachine& own = loader.options().machine;
+  const bool foreign = machine && own.elf_class != 0 && *machine != own;
   auto dynamic = elf::read_dynamic(path);
   if (!dynamic) {
     out.error = dynamic.error().message;
     return out;
   }
-  for (const std::string& soname : dynamic->needed) {
+  // This machine's loader would not load it, so where its needs would resolve is no fact of
+  // this machine; its GPU code is still recorded (it does not depend on the host).
+  for (const std::string& soname : foreign ? std::vector<std::string>{} : dynamic->needed) {
     if (is_driver_library(soname)) continue;
     elf::Resolution r = loader.find(machine_path, *dynamic, soname);
     out.needs.push_back(LibraryNeed{std::move(r.soname), std::move(r.path),
@@ -153,6 +160,7 @@ NativeAudit run_audit(const AuditOptions& options) {
   out.site_packages = options.site_packages;
   out.torch_cuda = options.torch_cuda;
   out.bnb_cuda_version = options.bnb_cuda_version;
+  out.machine = std::string(options.architecture.name);
   auto site = index_site_packages(options.root, options.site_packages);
   if (!site) {
     out.error = site.error().message;
@@ -164,6 +172,9 @@ NativeAudit run_audit(const AuditOptions& options) {
   search.root = options.root;
   search.ld_library_path = options.ld_library_path;
   search.ld_cache = options.ld_cache;
+  search.ld_cache_flags = options.architecture.ld_cache_flags;
+  search.machine = options.architecture.machine;
+  search.default_dirs = elf::default_directories(options.architecture.multiarch);
   search.loaded = torch_loaded(options.root, *site, torch_major);
   const elf::LoaderModel loader(std::move(search));
 

@@ -20,6 +20,7 @@
 #include "core/result.h"
 #include "elf/ld_cache.h"
 #include "elf/loader.h"
+#include "elf/machine.h"
 #include "model/native.h"
 
 namespace sparkdoc::audit {
@@ -32,6 +33,10 @@ struct AuditOptions {
   std::vector<elf::LdCacheEntry> ld_cache;
   std::string bnb_cuda_version;  // $BNB_CUDA_VERSION
   unsigned threads = 0;          // 0: one per online CPU, at most 32
+  // The machine whose loader is emulated: its files are judged, its ld.so.cache entries and
+  // default directories (/usr/lib/<multiarch>) searched; a file of another machine is named,
+  // its needs not resolved. This build's own architecture unless a test stands for another.
+  elf::Architecture architecture = elf::host_architecture();
   // Called from worker threads as files finish (done, total); may be empty.
   std::function<void(size_t, size_t)> progress;
 };

@@ -71,6 +71,8 @@ struct RuleContext {
   std::string bnb_cuda_version;    // BNB_CUDA_VERSION
   std::vector<std::string> files;  // the package's shared objects, relative
   std::vector<std::string> guarded_imports;  // NativeAudit::guarded_imports
+  std::string machine;                       // NativeAudit::machine
+  std::map<std::string, std::vector<std::string>> foreign;  // machine -> its files here
 };
 
 NativeNote note(Severity severity, std::string text) {
@@ -177,6 +179,21 @@ void gpu_notes(const PackageVerdict& p, const RuleContext& c, std::vector<Native
   }
 }
 
+// A file built for another machine (a wheel for another platform, a folder copied from an
+// x86_64 box to a Spark) is refused by the loader: named by path it does not load, met in a
+// search it is passed over (elf/machine.h). It is named, not judged: its needs would resolve
+// on its own machine, and whether its GPU code runs is no question here.
+void architecture_notes(const PackageVerdict& p, const RuleContext& c,
+                        std::vector<NativeNote>& out) {
+  for (const auto& [machine, files] : c.foreign) {
+    out.push_back(note(Severity::kWarn,
+                       fmt::format("{} {} built for {}, this machine is {}: not loadable here; "
+                                   "reinstall {} on this machine",
+                                   files_text(files), files.size() == 1 ? "is" : "are", machine,
+                                   c.machine, p.name)));
+  }
+}
+
 void tag(std::vector<NativeNote>& notes, size_t first, NoteTopic topic) {
   for (size_t i = first; i < notes.size(); ++i) notes[i].topic = topic;
 }
@@ -260,6 +277,9 @@ std::vector<NativeNote> package_notes(const PackageVerdict& p, const RuleContext
                                           sm, c.target->cc.major * 10, target_text(c))));
   }
   tag(out, first, NoteTopic::kNvfp4);
+  first = out.size();
+  architecture_notes(p, c, out);
+  tag(out, first, NoteTopic::kArchitecture);
   return out;
 }
 
@@ -345,6 +365,8 @@ std::string_view topic_name(NoteTopic topic) {
       return "package";
     case NoteTopic::kNvfp4:
       return "nvfp4";
+    case NoteTopic::kArchitecture:
+      return "architecture";
   }
   return "?";
 }
@@ -404,6 +426,7 @@ NativeVerdict judge_native(const audit::NativeAudit& facts,
                            const std::optional<NativeTarget>& target) {
   NativeVerdict out;
   out.target = target;
+  out.machine = facts.machine;
   if (!facts.error.empty()) {
     out.errors = 1;
     PackageVerdict none;
@@ -432,6 +455,13 @@ NativeVerdict judge_native(const audit::NativeAudit& facts,
     if (!f.error.empty()) {
       p.errors.push_back(f.error);
       ++out.errors;
+      continue;
+    }
+    if (!facts.machine.empty() && !f.machine.empty() && f.machine != facts.machine) {
+      fv.foreign = true;
+      p.foreign_files.push_back(f.file);
+      contexts[f.package].foreign[f.machine].push_back(f.file);
+      ++out.foreign_files;
       continue;
     }
     std::set<int> majors(p.cuda_majors.begin(), p.cuda_majors.end());
@@ -477,6 +507,7 @@ NativeVerdict judge_native(const audit::NativeAudit& facts,
     c.torch_cuda = facts.torch_cuda;
     c.bnb_cuda_version = facts.bnb_cuda_version;
     c.guarded_imports = facts.guarded_imports;
+    c.machine = facts.machine;
     p.notes = package_notes(p, c);
     out.packages.push_back(std::move(p));
   }

@@ -75,10 +75,11 @@ GpuCodeVerdict judge_gpu_code(std::span<const audit::CodeGroup> code,
 // The names leave the process (audit JSON "severity", "topic"): append only.
 enum class Severity : uint8_t { kInfo, kWarn, kFail };
 enum class NoteTopic : uint8_t {
-  kLibraries,  // G1: libraries the loader would not find, another CUDA major
-  kGpuCode,    // S9 (G2 for flash-attn): code that does not run on the target
-  kPackage,    // a known package's own rule
-  kNvfp4,      // G7
+  kLibraries,     // G1: libraries the loader would not find, another CUDA major
+  kGpuCode,       // S9 (G2 for flash-attn): code that does not run on the target
+  kPackage,       // a known package's own rule
+  kNvfp4,         // G7
+  kArchitecture,  // S9: files built for another machine than the audited one's
 };
 std::string_view severity_name(Severity severity);  // "info", "warn", "fail"
 std::string_view topic_name(NoteTopic topic);       // "libraries", "gpu_code", ...
@@ -116,6 +117,9 @@ struct PackageVerdict {
   std::vector<std::string> ptx_targets;
   std::vector<NativeNote> notes;
   std::vector<std::string> errors;  // "why" for files that could not be read
+  // Files built for another machine than the audit's (NativeFile::machine): named, neither
+  // resolved nor judged, and counted in `files` only.
+  std::vector<std::string> foreign_files;
   bool operator==(const PackageVerdict&) const = default;
 };
 
@@ -129,6 +133,7 @@ struct NativeTarget {
 struct FileVerdict {
   std::vector<int> cuda_majors;
   std::optional<GpuCodeVerdict> gpu;  // with a target and GPU code
+  bool foreign = false;               // built for another machine: not judged
 };
 
 struct NativeVerdict {
@@ -136,6 +141,8 @@ struct NativeVerdict {
   uint32_t files = 0;
   uint32_t gpu_files = 0;
   uint32_t errors = 0;
+  uint32_t foreign_files = 0;              // built for another machine than `machine`
+  std::string machine;                     // the audited machine (NativeAudit::machine)
   std::vector<PackageVerdict> packages;    // packages with native code, by name
   std::vector<FileVerdict> file_verdicts;  // one per audit.files, same order
 };

@@ -4,8 +4,9 @@
 //   FAIL  a package's GPU code has nothing that runs on this compute capability, or a known
 //         package's rule fails (causal-conv1d without its extension, bitsandbytes without a
 //         library for torch's CUDA).
-//   WARN  only PTX runs (JIT on first use), or a known package's rule warns (mamba-ssm
-//         without selective_scan_cuda).
+//   WARN  only PTX runs (JIT on first use), a known package's rule warns (mamba-ssm
+//         without selective_scan_cuda), or a shared object was built for another machine
+//         (an x86_64 wheel on a Spark: not loadable here, and not judged).
 //   PASS  every package with GPU code has SASS for this GPU.
 //   SKIP  no audit, or it was judged for another GPU.
 // flash-attn is G2's and libraries are G1's: S9 leaves them out.
@@ -33,6 +34,8 @@ Finding judge(const Snapshot& s, const Workload& w, const facts::Platform& p) {
     fails.push_back(std::move(n));
   std::vector<std::string> warns = audit_notes(*a, NoteTopic::kGpuCode, Severity::kWarn, except);
   for (auto& n : audit_notes(*a, NoteTopic::kPackage, Severity::kWarn, except))
+    warns.push_back(std::move(n));
+  for (auto& n : audit_notes(*a, NoteTopic::kArchitecture, Severity::kWarn))
     warns.push_back(std::move(n));
   auto more = [](const std::vector<std::string>& v) {
     return v.size() > 1 ? fmt::format(" (+{} more)", v.size() - 1) : std::string();
@@ -73,8 +76,9 @@ const CheckInfo& s9_native_extensions() {
       .how_checked =
           "Reads the fatbin headers of every shared object (sparkdoc audit) and judges each "
           "package's code for the GPU's compute capability: SASS that runs, PTX that the driver "
-          "must JIT, or nothing; then applies the known packages' rules. flash-attn is G2's, "
-          "libraries G1's.",
+          "must JIT, or nothing; then applies the known packages' rules. A shared object built "
+          "for another machine (an x86_64 wheel on an aarch64 Spark) is named, not judged: "
+          "the loader refuses it. flash-attn is G2's, libraries G1's.",
       .fix =
           "Rebuild the named package with TORCH_CUDA_ARCH_LIST including the GPU "
           "(\"12.0;12.1+PTX\" on a Spark; 12.1a for NVFP4), with CAUSAL_CONV1D_FORCE_BUILD=TRUE "

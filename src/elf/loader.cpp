@@ -84,10 +84,25 @@ bool LoaderModel::has(const std::string& dir, std::string_view name) const {
   return it->second.count(name) != 0;
 }
 
+bool LoaderModel::loadable(const std::string& path) const {
+  if (options_.machine.elf_class == 0) return true;
+  {
+    std::lock_guard lock(mutex_);
+    if (auto it = loadable_.find(path); it != loadable_.end()) return it->second;
+  }
+  auto machine = read_elf_machine(options_.root.path(path));
+  const bool take = !machine || *machine == options_.machine;
+  std::lock_guard lock(mutex_);
+  loadable_.emplace(path, take);
+  return take;
+}
+
 std::optional<std::string> LoaderModel::search(const std::vector<std::string>& dirs,
                                                std::string_view soname) const {
   for (const std::string& dir : dirs) {
-    if (has(dir, soname)) return join_path(dir == "/" ? "" : dir, soname);
+    if (!has(dir, soname)) continue;
+    std::string path = join_path(dir == "/" ? "" : dir, soname);
+    if (loadable(path)) return path;
   }
   return std::nullopt;
 }
@@ -125,7 +140,9 @@ Resolution LoaderModel::find(std::string_view object_path, const DynamicInfo& ob
   if (auto it = cache_.find(soname); it != cache_.end()) {
     // The cache may be stale (a library removed since ldconfig ran): the loader then fails
     // the open and goes on to the default directories.
-    if (exists(options_.root.path(it->second))) return found(it->second, FoundVia::kLdCache);
+    if (exists(options_.root.path(it->second)) && loadable(it->second)) {
+      return found(it->second, FoundVia::kLdCache);
+    }
   }
   if (auto hit = search(options_.default_dirs, soname)) return found(*hit, FoundVia::kDefaultDir);
   return r;

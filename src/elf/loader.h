@@ -12,9 +12,11 @@
 //   6. /etc/ld.so.cache (entries for this architecture);
 //   7. the default directories.
 // $ORIGIN and ${ORIGIN} expand to the object's directory. $LIB and $PLATFORM are left as they
-// are (no library in a wheel uses them). Not emulated: glibc-hwcaps subdirectories (they hold
-// optimised copies of libraries found anyway), -z nodeflib, and the loader's skipping of a
-// file of the wrong ELF class.
+// are (no library in a wheel uses them). A file of another ELF class, byte order or machine
+// than the loader's is skipped wherever it is found, and the search goes on (elf/machine.h);
+// so are ld.so.cache entries whose flags are another architecture's. Not emulated:
+// glibc-hwcaps subdirectories (they hold optimised copies of libraries found anyway) and
+// -z nodeflib.
 //
 // A LoaderModel is built once per audit; find() is thread-safe (directory listings are cached
 // under a lock, so each directory is listed once however many objects search it).
@@ -32,6 +34,7 @@
 
 #include "core/fs.h"
 #include "elf/ld_cache.h"
+#include "elf/machine.h"
 #include "model/elf.h"
 
 namespace sparkdoc::elf {
@@ -63,6 +66,9 @@ struct LibrarySearch {
   std::string ld_library_path;  // the variable's value; relative entries are ignored
   std::vector<LdCacheEntry> ld_cache;
   int32_t ld_cache_flags = host_ld_cache_flags();  // 0: any entry
+  // The loader's own class, byte order and machine: a file of another is skipped. Class 0:
+  // any file is taken.
+  ElfMachine machine = host_architecture().machine;
   // The built-in directories, in order. Empty: default_directories(multiarch).
   std::vector<std::string> default_dirs;
   // Sonames already in the process, and the files they came from.
@@ -93,6 +99,10 @@ class LoaderModel {
  private:
   // Whether `dir` (a machine path) holds an entry `name`; directories are listed once.
   bool has(const std::string& dir, std::string_view name) const;
+  // Whether the loader would take the file at machine path `path` (not one of another
+  // machine); each file's header is read once. A file whose header cannot be read is taken:
+  // the loader then fails on it instead of searching on.
+  bool loadable(const std::string& path) const;
   std::optional<std::string> search(const std::vector<std::string>& dirs,
                                     std::string_view soname) const;
 
@@ -101,6 +111,7 @@ class LoaderModel {
   std::map<std::string, std::string, std::less<>> cache_;  // soname -> first matching path
   mutable std::mutex mutex_;
   mutable std::map<std::string, std::set<std::string, std::less<>>, std::less<>> listings_;
+  mutable std::map<std::string, bool, std::less<>> loadable_;
 };
 
 }  // namespace sparkdoc::elf

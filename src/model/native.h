@@ -81,6 +81,10 @@ struct NativeFile {
   // With error: the file changed while it was read (an install beside the audit truncated,
   // rewrote or replaced it), so reading it again once installs are done may succeed.
   bool changed_during_read = false;
+  // The machine it was built for, as `uname -m` names it ("aarch64", "x86_64"); "" when its
+  // header was not read. One other than NativeAudit::machine is no file this machine loads:
+  // its needs are then not resolved.
+  std::string machine;
   bool operator==(const NativeFile&) const = default;
 };
 
@@ -95,6 +99,9 @@ struct NativeAudit {
   // Extension modules a package's Python imports inside try/except, so that their absence is
   // no import error: mamba-ssm's selective_scan_cuda once 000 §4's patch is applied.
   std::vector<std::string> guarded_imports;
+  // The machine whose loader the audit emulated ("aarch64" on a Spark); "" in audits recorded
+  // before it was kept, or on a machine sparkdoc does not know: no file is then foreign.
+  std::string machine;
   bool operator==(const NativeAudit&) const = default;
 };
 

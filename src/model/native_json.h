@@ -43,8 +43,8 @@ inline void from_json(const nlohmann::json& j, CodeGroup& g) {
 }
 
 SPARKDOC_JSON(LibraryNeed, soname, path, via)
-SPARKDOC_JSON(NativeFile, file, package, error, needs, gpu_code, changed_during_read)
+SPARKDOC_JSON(NativeFile, file, package, error, needs, gpu_code, changed_during_read, machine)
 SPARKDOC_JSON(NativeAudit, site_packages, torch_cuda, bnb_cuda_version, error, elapsed_ms, files,
-              versions, guarded_imports)
+              versions, guarded_imports, machine)
 
 }  // namespace sparkdoc::audit

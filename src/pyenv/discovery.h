@@ -15,6 +15,7 @@
 #include "core/fs.h"
 #include "core/paths.h"
 #include "elf/ld_cache.h"
+#include "elf/machine.h"
 
 namespace sparkdoc::pyenv {
 
@@ -32,6 +33,8 @@ struct DiscoveryOptions {
   // when torch is found. The flags pick the entries of one architecture (0: any).
   std::optional<std::vector<elf::LdCacheEntry>> ld_cache;
   int32_t ld_cache_flags = elf::host_ld_cache_flags();
+  // The loader's machine: a CUDA library built for another is passed over (elf/loader.h).
+  elf::ElfMachine machine = elf::host_architecture().machine;
   // Reading torch's compiled arch list means reading libtorch_python.so's .rodata (a few MB;
   // about a millisecond warm). false records the reading as absent "not scanned".
   bool scan_arch_list = true;

@@ -110,6 +110,7 @@ elf::LoaderModel loader_for(const DiscoveryOptions& options, const std::string& 
     o.ld_cache = std::move(*cache);
   }
   o.ld_cache_flags = options.ld_cache_flags;
+  o.machine = options.machine;
   o.default_dirs = elf::default_directories(options.multiarch);
   for (const std::string& name : torch_lib_names) o.loaded.emplace(name, join_path(torch_lib, name));
   return elf::LoaderModel(std::move(o));

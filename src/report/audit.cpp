@@ -85,7 +85,8 @@ json package_json(const PackageVerdict& p) {
           {"sass_targets", p.sass_targets},
           {"ptx_targets", p.ptx_targets},
           {"notes", std::move(notes)},
-          {"errors", p.errors}};
+          {"errors", p.errors},
+          {"foreign_files", p.foreign_files}};
 }
 
 // Files whose error is that they changed while they were read (an install beside the audit).
@@ -102,6 +103,8 @@ json file_json(const audit::NativeFile& f, const checks::FileVerdict& v) {
     j["changed_during_read"] = f.changed_during_read;
     return j;
   }
+  j["machine"] = f.machine;
+  j["foreign"] = v.foreign;
   json needs = json::array();
   for (const audit::LibraryNeed& n : f.needs) {
     needs.push_back(
@@ -141,7 +144,7 @@ std::string render_audit_text(const audit::NativeAudit& facts, const NativeVerdi
                            : fmt::format("target {} ({})", target_text(v), v.target->source);
   const size_t changed = changed_during_read(facts);
   out += fmt::format(
-      "{}; torch CUDA {}; {} shared objects, {} with GPU code, {} unreadable{}; "
+      "{}; torch CUDA {}; {} shared objects, {} with GPU code, {} unreadable{}{}; "
       "{:.0f} ms\n\n",
       target, facts.torch_cuda.empty() ? "unknown" : facts.torch_cuda, v.files, v.gpu_files,
       v.errors,
@@ -149,6 +152,10 @@ std::string render_audit_text(const audit::NativeAudit& facts, const NativeVerdi
                    : fmt::format(" ({} changed while being read: run the audit again once "
                                  "installs have finished)",
                                  changed),
+      v.foreign_files == 0 ? ""
+                           : fmt::format(", {} built for another machine than this {} "
+                                         "(not judged)",
+                                         v.foreign_files, printable(v.machine)),
       facts.elapsed_ms);
   std::vector<const PackageVerdict*> shown;
   for (const PackageVerdict& p : v.packages) {
@@ -200,6 +207,8 @@ json render_audit_json(const audit::NativeAudit& facts, const NativeVerdict& v) 
                {"gpu_files", v.gpu_files},
                {"errors", v.errors},
                {"changed_during_read", changed_during_read(facts)},
+               {"machine", v.machine},
+               {"foreign_files", v.foreign_files},
                {"elapsed_ms", facts.elapsed_ms},
                {"packages", std::move(packages)}};
   json files = json::array();

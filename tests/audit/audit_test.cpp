@@ -17,9 +17,11 @@
 #include "checks/common.h"
 #include "checks/native_code.h"
 #include "checks/registry.h"
+#include "core/paths.h"
 #include "facts/platform.h"
 #include "model/snapshot_json.h"
 #include "report/audit.h"
+#include "site_layout.h"
 
 namespace sparkdoc::audit {
 namespace {
@@ -40,19 +42,7 @@ class AuditTree : public ::testing::Test {
     root_ = ::testing::TempDir() + "sparkdoc-audit-" + std::to_string(::getpid());
     fs::remove_all(root_);
     site_ = "/venv/lib/python3.12/site-packages";
-    put("torch/__init__.py", "");
-    copy("ext_sm120.so", "torch/lib/libtorch_cuda.so");
-    copy("lib/libcudart.so.13", "nvidia/cu13/lib/libcudart.so.13");
-    record("torch-2.11.0.dist-info", {"torch/lib/libtorch_cuda.so"});
-    record("nvidia_cuda_runtime-13.0.96.dist-info", {"nvidia/cu13/lib/libcudart.so.13"});
-    copy("ext_sm90.so", "flash_attn_2_cuda.cpython-312-x86_64-linux-gnu.so");
-    record("flash_attn-2.7.4.dist-info", {"flash_attn_2_cuda.cpython-312-x86_64-linux-gnu.so"});
-    copy("ext_cuda12.so", "badpkg/_C.so");
-    record("badpkg-1.0.dist-info", {"badpkg/_C.so"});
-    copy("ext_ptx90.so", "jitpkg/_ext.so");
-    copy("ext_sm120a.so", "apkg/_ext.so");
-    copy("ext_family.so", "vllm/_C.abi3.so");
-    record("vllm-0.11.0.dist-info", {"vllm/_C.abi3.so"});
+    testing::lay_out_gpu_packages(*this, host_multiarch());
     copy("ext_sm120.so", "mamba_ssm/ops/triton_helper.so");
     record("mamba_ssm-2.2.4.dist-info", {"mamba_ssm/ops/triton_helper.so"});
     copy("ext_sm90.so", "nvidia/cu13/lib/libcufft.so.12");
@@ -64,6 +54,7 @@ class AuditTree : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(root_); }
 
+ public:  // for lay_out_gpu_packages
   std::string machine(const std::string& relative) { return root_ + site_ + "/" + relative; }
   void put(const std::string& relative, const std::string& text) {
     fs::create_directories(fs::path(machine(relative)).parent_path());
