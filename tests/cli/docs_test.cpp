@@ -48,7 +48,10 @@ class Docs : public ::testing::Test {
  protected:
   void SetUp() override {
     application_ = make_application();
-    dir_ = fs::path(SPARKDOC_BINARY_DIR) / "cli_docs_test";
+    // One folder per test: ctest runs the tests of this file at once.
+    dir_ = fs::path(SPARKDOC_BINARY_DIR) /
+           ("cli_docs_test_" +
+            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
