@@ -45,11 +45,14 @@ Finding judge(const Snapshot& s, const Workload&, const facts::Platform& p) {
                         100.0 * static_cast<double>(shm.size_bytes) /
                             static_cast<double>(s.meminfo->mem_total_bytes));
   }
+  // Counted before `stale` is moved into the finding: the arguments of one call may be
+  // evaluated in any order.
+  const std::string stale_files = files_text(stale.size());
   if (!stale.empty() && stale_bytes >= kStaleWarnBytes) {
     return make_finding(kId, Verdict::kWarn,
                         fmt::format("{}: {} in {} whose owner has no live process (stale "
                                     "IPC of killed runs); remove them (sudo rm /dev/shm/NAME)",
-                                    head, format_binary(stale_bytes), files_text(stale.size())),
+                                    head, format_binary(stale_bytes), stale_files),
                         std::move(stale));
   }
   if (p.unified_memory() && shm.used_bytes > kUnifiedUsedWarnBytes) {
@@ -63,7 +66,7 @@ Finding judge(const Snapshot& s, const Workload&, const facts::Platform& p) {
   if (!stale.empty()) {
     return make_finding(kId, Verdict::kInfo,
                         fmt::format("{}: {} ({}) whose owner has no live process, stale", head,
-                                    files_text(stale.size()), format_binary(stale_bytes)),
+                                    stale_files, format_binary(stale_bytes)),
                         std::move(stale));
   }
   return make_finding(kId, Verdict::kPass, head + ", none stale");
