@@ -10,15 +10,7 @@
 namespace sparkdoc::cli {
 namespace {
 
-using docs::commands_of;
-using docs::options_of;
-using docs::positionals_of;
-using docs::spellings;
-using docs::summary_of;
-using docs::takes_value;
-using docs::value_kind;
-using docs::value_name;
-using docs::ValueKind;
+using namespace docs;  // the app as docs_app.h reads it
 
 // The first sentence of a description, at most `limit` characters, for completion menus.
 std::string first_sentence(std::string_view text, size_t limit) {

@@ -10,13 +10,7 @@
 namespace sparkdoc::cli {
 namespace {
 
-using docs::commands_of;
-using docs::options_of;
-using docs::positionals_of;
-using docs::spellings;
-using docs::summary_of;
-using docs::takes_value;
-using docs::value_name;
+using namespace docs;  // the app as docs_app.h reads it
 
 std::string upper(std::string_view text) {
   std::string out(text);
