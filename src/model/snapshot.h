@@ -12,6 +12,7 @@
 #include "core/reading.h"
 #include "model/gpu.h"
 #include "model/native.h"
+#include "model/net.h"
 #include "model/pyenv.h"
 #include "model/sys.h"
 
@@ -110,6 +111,9 @@ struct Snapshot {
   Reading<sys::PackageList> packages = not_recorded<sys::PackageList>();
   Reading<sys::DockerSetup> docker = not_recorded<sys::DockerSetup>();
   Reading<sys::ShmScan> shm = not_recorded<sys::ShmScan>();
+
+  // The network a multi-node job runs over (the N checks, `sparkdoc compare`).
+  Reading<net::NetReadings> network = not_recorded<net::NetReadings>();
 
   bool operator==(const Snapshot&) const = default;
 };

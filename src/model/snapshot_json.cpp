@@ -8,6 +8,7 @@
 #include "core/json.h"
 #include "model/gpu_json.h"
 #include "model/native_json.h"
+#include "model/net_json.h"
 #include "model/pyenv_json.h"
 #include "model/sys_json.h"
 
@@ -21,7 +22,7 @@ SPARKDOC_JSON(BandwidthMeasurement, device_copy_gbps, method, taken_at, device_c
 SPARKDOC_JSON(Snapshot, schema_version, sparkdoc_version, taken_at, host, meminfo, vm,
               memory_pressure, nvidia_module, cgroup, container, limits, env, accelerate_config,
               processes, parallel_configs, gpu, python, bandwidth, timings_ms, native_code,
-              kernel_log, kernel_boot, os_release, packages, docker, shm)
+              kernel_log, kernel_boot, os_release, packages, docker, shm, network)
 
 nlohmann::json snapshot_to_json(const Snapshot& snapshot) {
   return snapshot;
