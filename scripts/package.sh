@@ -115,6 +115,11 @@ for arch in "${arches[@]}"; do
   install -m 0644 "$work/docs/zsh/_sparkdoc" "$stage/usr/share/zsh/vendor-completions/_sparkdoc"
   install -m 0644 contrib/systemd/sparkdoc-exporter.service \
     "$stage/usr/lib/systemd/system/sparkdoc-exporter.service"
+  mkdir -p "$stage/usr/lib/sparkdoc" "$stage/usr/share/sparkdoc/grafana" \
+    "$stage/usr/share/sparkdoc/kubernetes"
+  install -m 0755 contrib/slurm/sparkdoc-health-check "$stage/usr/lib/sparkdoc/sparkdoc-health-check"
+  install -m 0644 contrib/grafana/sparkdoc-dashboard.json "$stage/usr/share/sparkdoc/grafana/"
+  install -m 0644 contrib/kubernetes/sparkdoc-monitor.json "$stage/usr/share/sparkdoc/kubernetes/"
   install -m 0644 README.md docs/CHECKS.md docs/LINT.md "$doc/"
   install -m 0644 contrib/debian/copyright "$doc/copyright"
   mkdir -p "$stage/usr/share/lintian/overrides"
@@ -132,8 +137,6 @@ EOF
     scripts/build-wheel.sh "$build" "$wheel_arch" >"$work/wheel-$arch.log" 2>&1 ||
       { cat "$work/wheel-$arch.log"; echo "package: the wheel did not build" >&2; exit 1; }
     cp dist/sparkdoc-"$version"-*"$wheel_arch"*.whl "$stage/usr/share/sparkdoc/"
-  else
-    rmdir "$stage/usr/share/sparkdoc"
   fi
 
   newest=$(for elf in "$stage/usr/bin/sparkdoc" "$lib/libsparkdoc.so.$version"; do

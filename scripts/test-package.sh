@@ -49,7 +49,9 @@ for arch in "${arches[@]}"; do
     /usr/share/man/man1/sparkdoc-check.1.gz /usr/share/man/man1/sparkdoc-watch.1.gz \
     /usr/share/bash-completion/completions/sparkdoc /usr/share/zsh/vendor-completions/_sparkdoc \
     /usr/lib/systemd/system/sparkdoc-exporter.service /usr/share/doc/sparkdoc/copyright \
-    /usr/share/doc/sparkdoc/CHECKS.md /usr/share/doc/sparkdoc/changelog.gz; do
+    /usr/share/doc/sparkdoc/CHECKS.md /usr/share/doc/sparkdoc/changelog.gz \
+    /usr/lib/sparkdoc/sparkdoc-health-check /usr/share/sparkdoc/grafana/sparkdoc-dashboard.json \
+    /usr/share/sparkdoc/kubernetes/sparkdoc-monitor.json; do
     grep -qx "$path" "$work/$arch.list" || fail "$deb does not hold $path"
   done
   if [ -x scripts/build-wheel.sh ]; then

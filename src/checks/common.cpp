@@ -59,8 +59,8 @@ std::vector<std::string> audit_notes(const NativeVerdict& v, NoteTopic topic, Se
     if (std::find(except.begin(), except.end(), p.key) != except.end()) continue;
     for (const NativeNote& n : p.notes) {
       if (n.topic != topic || n.severity != severity) continue;
-      out.push_back(fmt::format("{}{}: {}", p.name, p.version.empty() ? "" : " " + p.version,
-                                n.text));
+      out.push_back(
+          fmt::format("{}{}: {}", p.name, p.version.empty() ? "" : " " + p.version, n.text));
     }
   }
   return out;
@@ -91,6 +91,31 @@ std::string upstream_version(std::string_view debian_version) {
   if (size_t colon = v.find(':'); colon != std::string_view::npos) v = v.substr(colon + 1);
   if (size_t dash = v.rfind('-'); dash != std::string_view::npos) v = v.substr(0, dash);
   return std::string(v);
+}
+
+const net::NetReadings* network_or_skip(const Snapshot& s, std::string_view id, Finding* skip) {
+  if (s.network.ok()) return &*s.network;
+  *skip = make_finding(id, Verdict::kSkip, "network not read: " + s.network.why_not());
+  return nullptr;
+}
+
+std::string rdma_label(const net::RdmaDevice& device) {
+  if (device.netdevs.empty()) return device.name;
+  return fmt::format("{} ({})", device.netdevs.front(), device.name);
+}
+
+const net::RdmaDevice* find_rdma(const net::NetReadings& net, std::string_view name) {
+  for (const net::RdmaDevice& device : net.rdma) {
+    if (device.name == name) return &device;
+  }
+  return nullptr;
+}
+
+const net::Interface* find_interface(const net::NetReadings& net, std::string_view name) {
+  for (const net::Interface& interface : net.interfaces) {
+    if (interface.name == name) return &interface;
+  }
+  return nullptr;
 }
 
 }  // namespace sparkdoc::checks

@@ -34,6 +34,15 @@ const PackageVerdict* audited_package(const NativeVerdict& v, std::string_view n
 std::vector<std::string> audit_notes(const NativeVerdict& v, NoteTopic topic, Severity severity,
                                      const std::vector<std::string_view>& except = {});
 
+// The network readings, or the SKIP finding of check `id` when the snapshot has none (the N
+// checks).
+const net::NetReadings* network_or_skip(const Snapshot& s, std::string_view id, Finding* skip);
+// "enp1s0f0np0 (rocep1s0f0)": an RDMA device named by its interface when it has one.
+std::string rdma_label(const net::RdmaDevice& device);
+// An RDMA device or interface by name; nullptr when the snapshot has none of that name.
+const net::RdmaDevice* find_rdma(const net::NetReadings& net, std::string_view name);
+const net::Interface* find_interface(const net::NetReadings& net, std::string_view name);
+
 // An installed package by exact name; nullptr when dpkg does not list it (F checks).
 const sys::Package* find_package(const sys::PackageList& list, std::string_view name);
 // The NVIDIA driver's version: the loaded kernel module's, else NVML's; nullopt when neither

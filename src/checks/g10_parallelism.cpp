@@ -8,7 +8,11 @@
 //   FAIL  more than one node with TP > 1: ConnectX-7 carries DDP/FSDP gradient and parameter
 //         sync, but TP's per-layer exchanges are too fine-grained for it; runs hang or crawl.
 //   PASS  more than one node, no TP.
-//   INFO  one node: TP across Sparks is not in play (any TP found is fine inside one node).
+//   INFO  one node: TP across Sparks is not in play (TP up to the node's GPU count is fine inside
+//         it; a degree above it, such as TP 2 on a one-GPU Spark, spans nodes and counts as
+//         more than one).
+// The details name the RDMA links that are up (the node is cabled to another) from the network
+// readings.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -17,6 +21,7 @@
 #include "checks/registry.h"
 #include "core/strings.h"
 #include "facts/command_line.h"
+#include "facts/network.h"
 #include "facts/nodes.h"
 #include "facts/platform.h"
 
@@ -60,12 +65,46 @@ TpEvidence find_tp(const Snapshot& s, const Workload& w) {
   return tp;
 }
 
+// The GPUs NVML lists on this node; 0 when it was not read.
+size_t gpus_here(const Snapshot& s) {
+  return s.gpu.nvml.ok() ? s.gpu.nvml->devices.size() : 0;
+}
+
+// "rocep1s0f0, roceP2p1s0f0 up at 200 Gb/s": the RDMA ports with a link up, which say that
+// this node is cabled to another; "" when none is or the network was not recorded.
+std::string links_up(const Snapshot& s) {
+  if (!s.network.ok()) return "";
+  std::vector<std::string> up;
+  for (const net::RdmaDevice& device : s.network->rdma) {
+    for (const net::RdmaPort& port : device.ports) {
+      if (!facts::port_active(port)) continue;
+      up.push_back(port.rate_gbps ? fmt::format("{} at {:g} Gb/s", device.name, *port.rate_gbps)
+                                  : device.name);
+    }
+  }
+  return join(up, ", ");
+}
+
 Finding judge(const Snapshot& s, const Workload& w, const facts::Platform& p) {
   facts::NodeCount nodes = facts::count_nodes(s, w);
   TpEvidence tp = find_tp(s, w);
+  // A tensor-parallel degree above this node's GPUs spans nodes, whatever the launcher says: TP 2
+  // on a Spark, which has one GPU, is TP across two Sparks.
+  size_t gpus = gpus_here(s);
+  if (nodes.nodes == 1 && gpus > 0 && tp.degree > static_cast<int64_t>(gpus)) {
+    int64_t g = static_cast<int64_t>(gpus);
+    nodes.nodes = (tp.degree + g - 1) / g;
+    nodes.evidence.push_back(fmt::format("tensor parallelism {} over this node's {} GPU{}",
+                                         tp.degree, gpus, gpus == 1 ? "" : "s"));
+  }
   std::vector<std::string> details;
   for (const auto& e : nodes.evidence) details.push_back("nodes: " + e);
   for (const auto& e : tp.where) details.push_back("tensor parallelism: " + e);
+  if (std::string up = links_up(s); !up.empty()) {
+    details.push_back("RDMA links up (cabled to another node): " + up);
+  } else if (nodes.nodes > 1 && s.network.ok()) {
+    details.push_back("no RDMA link is up: NCCL would run over TCP sockets (N1, N3)");
+  }
   std::string scanned = s.parallel_configs.ok()
                             ? fmt::format("{} config{} scanned", s.parallel_configs->files_scanned,
                                           s.parallel_configs->files_scanned == 1 ? "" : "s")
@@ -122,8 +161,10 @@ const CheckInfo& g10_parallelism() {
           "slow or hanging TP inference across Sparks points at the link (MTU 9000 on both "
           "twins, NCCL_IB_HCA naming rocep1s0f0 and roceP2p1s0f0) before TP itself.",
       .how_checked =
-          "Counts nodes from the launch environment and the command, finds tensor-parallel "
-          "degrees in configs and the command, and fails TP > 1 across more than one node.",
+          "Counts nodes from the launch environment and the command (and a tensor-parallel "
+          "degree above this node's GPU count, which must span nodes), finds tensor-parallel "
+          "degrees in configs and the command, and fails TP > 1 across more than one node; "
+          "names the RDMA links that are up.",
       .fix =
           "Across two Sparks train with DDP or FSDP (or pipeline stages: 1.96x measured); keep "
           "tensor parallelism inside one node. For TP inference, check the link first.",

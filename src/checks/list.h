@@ -1,6 +1,7 @@
 // The checks, in the order reports list them: one line each. G1-G10 keep the seed's
 // numbering; then the recipe checks S1.., then F1.. from owners' field reports of 2025-2026
-// (shared reference field-2026). IDs and meanings are public and permanent: add a
+// (shared reference field-2026), then N1.. for the network a multi-node job runs over
+// (field-2026 §6). IDs and meanings are public and permanent: add a
 // line, never renumber or reuse an ID. Each name is a file src/checks/NAME.cpp that defines
 // `const CheckInfo& NAME()`: the check's ID, catalogue row and judgement.
 //
@@ -34,3 +35,9 @@ SPARKDOC_CHECK(f5_swap)
 SPARKDOC_CHECK(f6_dev_shm)
 SPARKDOC_CHECK(f7_boot_memory)
 SPARKDOC_CHECK(f8_capability_warning)
+SPARKDOC_CHECK(n1_nccl_port_halves)
+SPARKDOC_CHECK(n2_mtu)
+SPARKDOC_CHECK(n3_link_rate)
+SPARKDOC_CHECK(n4_remove_ipc)
+SPARKDOC_CHECK(n5_nccl_conf)
+SPARKDOC_CHECK(n6_cx7_hotplug)

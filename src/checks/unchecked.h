@@ -44,9 +44,12 @@ inline constexpr std::array<UncheckedItem, 14> kUncheckedFieldItems = {{
      "is judged: sparkdoc audit and S9 FAIL a file whose only code is PTX of a newer ISA."},
     {"Triton ptxas, flash-attn, TransformerEngine, cuDNN (§5)",
      "audit and lint rules; not built yet."},
-    {"ConnectX-7 link, MTU, NCCL_IB_HCA, hot-plug flag, /etc/nccl.conf (§6)",
-     "needs both nodes; sparkdoc snapshot --diff and G10 are where they go; not built yet."},
-    {"systemd-logind RemoveIPC and Linger (§6)", "logind's configuration is not read yet."},
+    {"A degraded ConnectX-7 link that reports 200G with clean counters (§6)",
+     "sysfs cannot tell it from a healthy one; only traffic does (ib_write_bw for 10 s per "
+     "half). N3 judges what sysfs shows and says to measure; N1-N6 judge the rest of §6."},
+    {"A live NCCL collective across the nodes (§6)",
+     "needs every node running together; a static preflight passed while NCCL init hung "
+     "(MiaAI-Lab dual-Spark #3). sparkdoc compare names the drift between nodes instead."},
     {"CPU-only or CUDA 12 torch, aarch64 wheel gaps, Unsloth, Ollama, llama.cpp (§7)",
      "G1, G9 and sparkdoc lint judge these."},
 }};

@@ -1,8 +1,12 @@
 #include <fmt/format.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -18,6 +22,7 @@
 #include "core/units.h"
 #include "model/native.h"
 #include "model/snapshot_json.h"
+#include "report/health.h"
 #include "report/report.h"
 
 namespace sparkdoc::cli {
@@ -37,7 +42,74 @@ struct CheckFlags {
   std::string arch;
   std::string color = "auto";
   std::vector<std::string> lint;
+  bool health_check = false;
+  bool drain = false;
 };
+
+extern "C" char** environ;
+
+// The Slurm node this runs on: SLURMD_NODENAME, which slurmd sets for the programs it runs,
+// else the host name up to its first dot (Slurm's NodeName by default).
+std::string slurm_node_name(const Snapshot& snapshot) {
+  if (const char* name = std::getenv("SLURMD_NODENAME"); name && *name) return name;
+  std::string host = snapshot.host.hostname.value_or("");
+  return host.substr(0, host.find('.'));
+}
+
+// Drains the node as NHC does: scontrol update NodeName=N State=DRAIN Reason=R, one argument
+// each (no shell, so the reason needs no quoting). Returns why it could not, or "".
+std::string drain_node(const std::string& node, const std::string& reason) {
+  if (node.empty()) return "no node name (set SLURMD_NODENAME)";
+  std::vector<std::string> args = {"scontrol", "update", "NodeName=" + node, "State=DRAIN",
+                                   "Reason=" + reason};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  if (int err = ::posix_spawnp(&pid, "scontrol", nullptr, nullptr, argv.data(), environ)) {
+    return fmt::format("cannot run scontrol: {}", std::strerror(err));
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return fmt::format("waiting for scontrol: {}", std::strerror(errno));
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return "";
+  return WIFEXITED(status) ? fmt::format("scontrol exited with {}", WEXITSTATUS(status))
+                           : std::string("scontrol was killed by a signal");
+}
+
+// --health-check: one line and the exit status schedulers expect (report/health.h). A job on the
+// GPU leaves the checks that judge what runs now out of the verdict.
+int print_health(report::CheckReport& rep, const Snapshot& snapshot, const CheckFlags& flags) {
+  std::string left_out;
+  // A job is a compute process; the desktop's graphics processes are always there on a Spark.
+  size_t users = 0;
+  if (snapshot.gpu.nvml.ok()) {
+    for (const gpu::Device& device : snapshot.gpu.nvml->devices) {
+      if (!device.processes.ok()) continue;
+      for (const gpu::GpuProcess& p : *device.processes) users += p.type == "compute" ? 1 : 0;
+    }
+  }
+  if (users > 0) {
+    std::erase_if(rep.findings,
+                  [](const checks::Finding& f) { return report::momentary_check(f.id); });
+    left_out = fmt::format("G3, G6, S10, F6 left out: {} compute process{} on the GPU", users,
+                           users == 1 ? "" : "es");
+  }
+  report::HealthLine health = report::render_health_line(rep.findings, flags.strict, left_out);
+  std::cout << health.line << "\n";
+  std::cout.flush();
+  if (health.healthy) return kExitReady;
+  if (flags.drain) {
+    std::string reason = report::health_text("sparkdoc " + health.line, report::kHealthLineMax);
+    std::string node = slurm_node_name(snapshot);
+    if (std::string why = drain_node(node, reason); !why.empty()) {
+      std::cerr << fmt::format("sparkdoc check: --drain: node {} not drained: {}\n",
+                               node.empty() ? "?" : node, why);
+    }
+  }
+  return kExitBlocked;
+}
 
 // Readings carry text from the machine (paths, command lines); a byte that is not UTF-8 is
 // written as U+FFFD rather than failing the whole report.
@@ -103,8 +175,8 @@ int run_check(const CheckFlags& flags) {
     }
     snapshot = std::move(*parsed);
     auto slash = flags.snapshot_file.find_last_of('/');
-    source = slash == std::string::npos ? flags.snapshot_file
-                                        : flags.snapshot_file.substr(slash + 1);
+    source =
+        slash == std::string::npos ? flags.snapshot_file : flags.snapshot_file.substr(slash + 1);
   } else {
     snapshot = capture_live(flags.capture.options(), "check");
   }
@@ -125,6 +197,7 @@ int run_check(const CheckFlags& flags) {
       rep.findings.push_back(std::move(f));
     }
   }
+  if (flags.health_check) return print_health(rep, snapshot, flags);
   if (!flags.env_report_file.empty()) {
     auto written = write_file(flags.env_report_file,
                               to_text(report::render_env_report(rep, flags.strict)) + "\n");
@@ -142,9 +215,8 @@ int run_check(const CheckFlags& flags) {
     std::cout << report::render_text(rep, options);
   }
   std::cout.flush();
-  return report::readiness(rep.findings, flags.strict) == report::Readiness::kBlocked
-             ? kExitBlocked
-             : kExitReady;
+  return report::readiness(rep.findings, flags.strict) == report::Readiness::kBlocked ? kExitBlocked
+                                                                                      : kExitReady;
 }
 
 }  // namespace
@@ -197,6 +269,20 @@ std::function<int()> add_check_command(CLI::App& app) {
   cmd->add_flag("--cuda", flags->capture.cuda_devices_always,
                 "Also initialise the CUDA driver to read its device attributes when NVML already "
                 "answered (costs about 0.2 s and 20 MB; `sparkdoc snapshot` always does)");
+  auto* health = cmd->add_flag(
+      "--health-check", flags->health_check,
+      "Print one line for a scheduler's health check instead of the report: \"sparkdoc OK: ...\" "
+      "and exit 0, or the first failure (\"G1 FAIL: ...\", at most 200 ASCII characters) and "
+      "exit 1; 2 when it cannot judge. Slurm (HealthCheckProgram, Prolog), NHC and Kubernetes "
+      "node-problem-detector read exactly that (docs/FLEET.md). With a compute process on the GPU "
+      "(a job), G3, G6, "
+      "S10 and F6 are left out so that the job does not fail its own node");
+  cmd->add_flag("--drain", flags->drain,
+                "With --health-check: on a failure, also drain this Slurm node with the line as "
+                "its reason (scontrol update NodeName=$SLURMD_NODENAME State=DRAIN "
+                "Reason=\"sparkdoc ...\"); resume it with State=RESUME once fixed")
+      ->needs(health);
+  health->excludes("--json")->excludes("--list");
   flags->capture.add_to(*cmd);
   return [flags]() { return run_check(*flags); };
 }

@@ -78,6 +78,10 @@ bool port_active(const net::RdmaPort& port) {
   return port.state.find("ACTIVE") != std::string::npos;
 }
 
+bool device_active(const net::RdmaDevice& device) {
+  return std::any_of(device.ports.begin(), device.ports.end(), port_active);
+}
+
 NcclIbDevices nccl_ib_devices(const Snapshot& snapshot) {
   NcclIbDevices out;
   if (!snapshot.network.ok()) return out;
@@ -95,8 +99,8 @@ NcclIbDevices nccl_ib_devices(const Snapshot& snapshot) {
   std::optional<NcclList> list;
   if (!out.source.empty()) list = parse_nccl_list(out.setting);
   for (const net::RdmaDevice& device : net.rdma) {
-    bool active = std::any_of(device.ports.begin(), device.ports.end(), port_active);
-    if (list ? nccl_list_selects(*list, device.name) : active) out.devices.push_back(device.name);
+    if (list ? nccl_list_selects(*list, device.name) : device_active(device))
+      out.devices.push_back(device.name);
   }
   return out;
 }

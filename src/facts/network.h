@@ -57,7 +57,8 @@ struct NcclIbDevices {
 // port is down: the N checks say so.)
 NcclIbDevices nccl_ib_devices(const Snapshot& snapshot);
 
-// A port is up when its state is ACTIVE ("4: ACTIVE").
+// A port is up when its state is ACTIVE ("4: ACTIVE"); a device when one of its ports is.
 bool port_active(const net::RdmaPort& port);
+bool device_active(const net::RdmaDevice& device);
 
 }  // namespace sparkdoc::facts

@@ -416,10 +416,31 @@ TEST(G10Parallelism, AccelerateNumMachinesCounts) {
 }
 
 TEST(G10Parallelism, SingleNodeTpIsFineAndMentioned) {
-  Finding f = run_one("G10", gb10_snapshot(), with_command("vllm serve m --tp 2"));
+  Snapshot s = h200_snapshot();
+  s.gpu.nvml->devices.resize(8, s.gpu.nvml->devices.front());  // an 8-GPU H200 host
+  Finding f = run_one("G10", s, with_command("vllm serve m --tp 2"));
   EXPECT_EQ(f.verdict, Verdict::kInfo);
   EXPECT_THAT(f.detail, HasSubstr("tensor parallelism 2 found"));
   EXPECT_THAT(f.detail, HasSubstr("fine inside one node"));
+}
+
+TEST(G10Parallelism, TpAboveTheGpusOfOneSparkSpansSparks) {
+  Finding f = run_one("G10", gb10_snapshot(), with_command("vllm serve m --tp 2"));
+  EXPECT_EQ(f.verdict, Verdict::kFail);
+  EXPECT_THAT(f.detail, HasSubstr("2 nodes (tensor parallelism 2 over this node's 1 GPU)"));
+}
+
+TEST(G10Parallelism, TheDetailsNameTheLinksThatAreUp) {
+  Snapshot s = gb10_snapshot();
+  s.env["NNODES"] = "2";
+  s.network = testing::paired_spark_network();
+  Finding f = run_one("G10", s);
+  EXPECT_EQ(f.verdict, Verdict::kPass);
+  EXPECT_THAT(f.details, ::testing::Contains(HasSubstr(
+                             "RDMA links up (cabled to another node): roceP2p1s0f0 at 200 Gb/s, "
+                             "rocep1s0f0 at 200 Gb/s")));
+  for (auto& d : s.network->rdma) d.ports[0].state = "1: DOWN";
+  EXPECT_THAT(run_one("G10", s).details, ::testing::Contains(HasSubstr("no RDMA link is up")));
 }
 
 TEST(G10Parallelism, TpOfOneIsNoTp) {

@@ -165,6 +165,62 @@ Snapshot gb10_snapshot() {
   return s;
 }
 
+net::NetReadings paired_spark_network() {
+  net::NetReadings n;
+  auto interface = [&](std::string name, std::string pci, bool up) {
+    net::Interface i;
+    i.name = std::move(name);
+    i.type = 1;
+    i.mtu = 9000;
+    i.operstate = up ? "up" : "down";
+    if (up) {
+      i.speed_mbps = 200000;
+      i.carrier = true;
+    }
+    i.carrier_changes = 2;
+    i.driver = "mlx5_core";
+    i.pci_address = std::move(pci);
+    n.interfaces.push_back(std::move(i));
+  };
+  interface("enP2p1s0f0np0", "0002:01:00.0", true);
+  interface("enP2p1s0f1np1", "0002:01:00.1", false);
+  interface("enp1s0f0np0", "0000:01:00.0", true);
+  interface("enp1s0f1np1", "0000:01:00.1", false);
+  auto device = [&](std::string name, std::string pci, std::string netdev, bool up,
+                    std::string gid) {
+    net::RdmaDevice d;
+    d.name = std::move(name);
+    d.hca_type = "MT4129";
+    d.fw_ver = "28.45.4028";
+    d.pci_address = std::move(pci);
+    d.netdevs = {netdev};
+    net::RdmaPort port;
+    port.number = 1;
+    port.state = up ? "4: ACTIVE" : "1: DOWN";
+    port.phys_state = up ? "5: LinkUp" : "3: Disabled";
+    port.rate = up ? "200 Gb/sec (4X HDR)" : "40 Gb/sec (4X QDR)";
+    port.rate_gbps = up ? 200 : 40;
+    port.link_layer = "Ethernet";
+    if (up) port.gids.push_back(net::Gid{3, std::move(gid), "RoCE v2", netdev});
+    d.ports.push_back(std::move(port));
+    n.rdma.push_back(std::move(d));
+  };
+  device("roceP2p1s0f0", "0002:01:00.0", "enP2p1s0f0np0", true,
+         "0000:0000:0000:0000:0000:ffff:c0a8:6502");
+  device("roceP2p1s0f1", "0002:01:00.1", "enP2p1s0f1np1", false, "");
+  device("rocep1s0f0", "0000:01:00.0", "enp1s0f0np0", true,
+         "0000:0000:0000:0000:0000:ffff:c0a8:6402");
+  device("rocep1s0f1", "0000:01:00.1", "enp1s0f1np1", false, "");
+  n.nccl_conf = Reading<net::NcclConfFile>::absent(Why::kAbsent, "no /etc/nccl.conf");
+  net::LogindIpc logind;
+  logind.remove_ipc = false;
+  logind.remove_ipc_source = "/etc/systemd/logind.conf.d/10-keep-ipc.conf";
+  logind.files_read = {"/etc/systemd/logind.conf", logind.remove_ipc_source};
+  logind.session_users = {"spark"};
+  n.logind = logind;
+  return n;
+}
+
 Snapshot h200_snapshot() {
   Snapshot s;
   s.sparkdoc_version = "0.1.0";

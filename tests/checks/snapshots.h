@@ -18,6 +18,12 @@ Snapshot gb10_snapshot();
 // H200: CC 9.0, 143771 MiB, x86_64, bare host with a venv holding torch 2.11.0+cu130.
 Snapshot h200_snapshot();
 
+// The network of a Spark cabled to a second one over QSFP port 0, set up as the field reports
+// say it should be: both halves (rocep1s0f0, roceP2p1s0f0) up at 200 Gb/s with MTU 9000, port 1
+// unused (Down, rate 40), ConnectX-7 firmware 28.45.4028, RoCE v2 GIDs at index 3, no
+// nccl.conf, RemoveIPC=no in a drop-in, user "spark" with a session, no hot-plug flag.
+net::NetReadings paired_spark_network();
+
 // Shortcuts into the one snapshot field most tests change.
 gpu::Device& nvml_device(Snapshot& s, size_t index = 0);
 pyenv::PythonEnv& python_env(Snapshot& s, size_t index = 0);
