@@ -7,7 +7,8 @@
 //         grow to the whole pool (002 G6: one heavy job at a time).
 //   WARN  any process holding more than 4 GB of GPU memory (002 G6: a LoRA under 4 GB coexists
 //         fine with a capped server; anything bigger competes for the one unified pool).
-//   gnome-remote-desktop is S7's finding: mentioned here, never a second WARN.
+//   gnome-remote-desktop is S7's finding: mentioned here, and a WARN here only for its memory
+//   when it holds more than 4 GB (the same rule as any process: it is not a small user).
 //   PASS  no other GPU processes or servers (or only small, capped ones).
 //   INFO  the same when NVML's process lists were not read: only known servers were looked for.
 //   SKIP  neither NVML's process lists nor the process scan could be read.
@@ -110,7 +111,14 @@ Finding judge(const Snapshot& s, const Workload&, const facts::Platform&) {
     auto server = server_kinds.find(pid);
     bool grd_server = server != server_kinds.end() && server->second == "gnome-remote-desktop";
     if (is_remote_desktop(p.name) || grd_server) {
-      if (remote_desktop_pids.insert(pid).second) {
+      if (!remote_desktop_pids.insert(pid).second) continue;
+      if (p.used_bytes && *p.used_bytes > kSmallProcessBytes) {
+        // Memory is G6's to judge, whoever holds it: a 6 GB desktop service is not "small".
+        problems.push_back(fmt::format(
+            "{} is gnome-remote-desktop holding more than {} of GPU memory: stop it (S7 says "
+            "how) before a long run",
+            text, format_gb(kSmallProcessBytes)));
+      } else {
         mentions.push_back(text + " is gnome-remote-desktop (see S7)");
       }
       continue;

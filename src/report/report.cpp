@@ -97,6 +97,35 @@ Readiness readiness(const std::vector<checks::Finding>& findings, bool strict) {
   return Readiness::kReady;
 }
 
+std::string verdict_reason(const CheckReport& report, bool strict) {
+  std::vector<std::string> failed, warned;
+  unsigned skipped = 0;
+  for (const auto& f : report.findings) {
+    if (f.verdict == Verdict::kFail) failed.push_back(f.id);
+    if (f.verdict == Verdict::kWarn) warned.push_back(f.id);
+    if (f.verdict == Verdict::kSkip) ++skipped;
+  }
+  std::string reason;
+  if (!failed.empty()) {
+    reason = "blocked by " + join(failed, ", ");
+    if (strict && !warned.empty()) reason += " and, with --strict, " + join(warned, ", ");
+  } else if (strict && !warned.empty()) {
+    reason = "blocked, with --strict, by " + join(warned, ", ");
+  } else if (!warned.empty()) {
+    reason = "read the warnings of " + join(warned, ", ");
+  } else if (skipped > 0) {
+    reason = fmt::format(
+        "nothing failed or warned, but {} check{} could not judge (SKIP: each "
+        "line says why)",
+        skipped, skipped == 1 ? "" : "s");
+  }
+  if (report.platform.kind == facts::PlatformKind::kNoGpu) {
+    if (!reason.empty()) reason += "; ";
+    reason += "no NVIDIA GPU was read, so nothing was judged for one";
+  }
+  return reason;
+}
+
 std::string render_text(const CheckReport& report, const TextOptions& options) {
   std::string out;
   out += fmt::format("sparkdoc {} check: {} ({})\n", report.sparkdoc_version,
@@ -112,9 +141,10 @@ std::string render_text(const CheckReport& report, const TextOptions& options) {
                        printable(f.detail));
   }
   Counts c = count(report.findings);
-  out += fmt::format("verdict: {} ({} passed, {} failed, {} warnings, {} skipped, {} info)\n",
+  std::string reason = verdict_reason(report, options.strict);
+  out += fmt::format("verdict: {} ({} passed, {} failed, {} warnings, {} skipped, {} info){}\n",
                      readiness_key(readiness(report.findings, options.strict)), c.pass, c.fail,
-                     c.warn, c.skip, c.info);
+                     c.warn, c.skip, c.info, reason.empty() ? "" : ": " + printable(reason));
   return out;
 }
 
@@ -152,6 +182,7 @@ nlohmann::json render_json(const CheckReport& report, bool strict) {
     j["headroom_gb"] = nullptr;
   }
   j["verdict"] = readiness_key(readiness(report.findings, strict));
+  j["verdict_reason"] = verdict_reason(report, strict);
   return j;
 }
 

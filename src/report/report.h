@@ -34,6 +34,11 @@ struct CheckReport {
 CheckReport make_report(const Snapshot& snapshot, const Workload& workload,
                         const std::vector<std::string>& only, std::string source);
 
+// Why the verdict is what it is, for the verdict line and JSON's "verdict_reason": the checks that
+// block or warn, that nothing did when only SKIPs make it ready-with-warnings, and that no GPU
+// was read at all; "" for a plain ready.
+std::string verdict_reason(const CheckReport& report, bool strict);
+
 // blocked on any FAIL (and, with strict, any WARN); ready-with-warnings on any WARN or SKIP.
 Readiness readiness(const std::vector<checks::Finding>& findings, bool strict);
 

@@ -21,6 +21,7 @@ CheckReport sample() {
   r.source = "live";
   r.platform.key = "dgx-spark";
   r.platform.description = "DGX Spark";
+  r.platform.kind = facts::PlatformKind::kDgxSpark;
   r.findings = {Finding{"G1", Verdict::kPass, "fine", {}},
                 Finding{"G3", Verdict::kWarn, "14.2 GB of page cache", {}},
                 Finding{"G8", Verdict::kSkip, "no playbook named (--playbook)", {}}};
@@ -42,6 +43,28 @@ TEST(RenderText, OneLinePerCheckIdFirst) {
   EXPECT_NE(text.find("\nG3 WARN: 14.2 GB of page cache\n"), std::string::npos);
   EXPECT_NE(text.find("verdict: ready-with-warnings"), std::string::npos);
   EXPECT_EQ(text.find("\x1b["), std::string::npos) << "no colour unless asked";
+}
+
+TEST(RenderText, TheVerdictLineSaysWhy) {
+  CheckReport r = sample();
+  EXPECT_EQ(verdict_reason(r, false), "read the warnings of G3");
+  EXPECT_EQ(verdict_reason(r, true), "blocked, with --strict, by G3");
+  // Only SKIPs: ready-with-warnings with 0 warnings, said as what it is.
+  r.findings.erase(r.findings.begin() + 1);
+  std::string text = render_text(r, {});
+  EXPECT_NE(text.find("verdict: ready-with-warnings (1 passed, 0 failed, 0 warnings, 1 skipped, 0 "
+                      "info): nothing failed or warned, but 1 check could not judge (SKIP: each "
+                      "line says why)\n"),
+            std::string::npos)
+      << text;
+  // No GPU read at all is never a plain "ready".
+  r.findings = {Finding{"G1", Verdict::kPass, "fine", {}}};
+  r.platform.kind = facts::PlatformKind::kNoGpu;
+  EXPECT_EQ(verdict_reason(r, false), "no NVIDIA GPU was read, so nothing was judged for one");
+  r.findings.push_back(Finding{"S10", Verdict::kFail, "41 GB", {}});
+  EXPECT_EQ(verdict_reason(r, false),
+            "blocked by S10; no NVIDIA GPU was read, so nothing was judged for one");
+  EXPECT_EQ(render_json(r, false)["verdict_reason"], verdict_reason(r, false));
 }
 
 TEST(RenderText, ColourOnlyOnTheVerdictWord) {
