@@ -116,12 +116,18 @@ TEST(G6Contention, SmallProcessCoexists) {
   EXPECT_THAT(f.detail, HasSubstr("only small or capped GPU users: pid 1500 (Xorg) 0.1 GB"));
 }
 
-TEST(G6Contention, ASmallRemoteDesktopIsMentionedOnly) {
+// A Spark whose gnome-remote-desktop daemon holds `bytes` of GPU memory.
+Snapshot with_remote_desktop(uint64_t bytes) {
   Snapshot s = gb10_snapshot();
-  add_gpu_process(s, 2345, 1 * kGB);
+  add_gpu_process(s, 2345, bytes);
   add_holder(s, 2345, "gnome-remote-de");
   s.processes->servers.push_back(
       {2345, "gnome-remote-desktop", "/usr/libexec/gnome-remote-desktop-daemon"});
+  return s;
+}
+
+TEST(G6Contention, ASmallRemoteDesktopIsMentionedOnly) {
+  Snapshot s = with_remote_desktop(1 * kGB);
   Finding f = run_one("G6", s);
   EXPECT_EQ(f.verdict, Verdict::kPass);
   EXPECT_THAT(f.detail, HasSubstr("gnome-remote-desktop (see S7)"));
@@ -130,12 +136,7 @@ TEST(G6Contention, ASmallRemoteDesktopIsMentionedOnly) {
 
 // A 6 GB desktop service is not one of the "small or capped GPU users".
 TEST(G6Contention, ARemoteDesktopHoldingGigabytesIsAWarning) {
-  Snapshot s = gb10_snapshot();
-  add_gpu_process(s, 2345, 6 * kGB);
-  add_holder(s, 2345, "gnome-remote-de");
-  s.processes->servers.push_back(
-      {2345, "gnome-remote-desktop", "/usr/libexec/gnome-remote-desktop-daemon"});
-  Finding f = run_one("G6", s);
+  Finding f = run_one("G6", with_remote_desktop(6 * kGB));
   EXPECT_EQ(f.verdict, Verdict::kWarn);
   EXPECT_THAT(f.detail, HasSubstr("is gnome-remote-desktop holding more than 4.0 GB"));
   EXPECT_THAT(f.detail, ::testing::Not(HasSubstr("small or capped")));
