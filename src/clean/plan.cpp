@@ -33,7 +33,7 @@ std::string count_of(size_t n, std::string_view one, std::string_view many) {
 std::string who(const ProcessMemory& p) {
   std::string name = !p.server_kind.empty() ? p.server_kind
                      : !p.comm.empty()      ? p.comm
-                                            : std::string("pid");
+                                            : fmt::format("a {} context", p.type);
   std::string memory = p.used_bytes ? gb(*p.used_bytes) : std::string("memory n/a");
   return fmt::format("{} (pid {}, {}): {}", name, p.pid, role_key(p.role), memory);
 }

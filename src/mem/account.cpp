@@ -141,6 +141,9 @@ MemReport account(const Snapshot& s, const facts::Platform& platform, std::strin
           if (pm.cmdline.empty()) pm.cmdline = k->second->cmdline;
         }
         pm.role = role_of(pm.comm, pm.server_kind);
+        // A graphics context (NVML's graphics list) is a display client, not a training job,
+        // even when the process scan could not name it.
+        if (pm.role == Role::kOther && pm.type == "graphics") pm.role = Role::kDesktop;
         nvml_pids.insert(p.pid);
         on_device.push_back(std::move(pm));
       }

@@ -105,7 +105,7 @@ TEST(Account, ProcessesJoinTheScanAndGetRoles) {
   const ProcessMemory& other = r.processes[1];
   EXPECT_EQ(other.pid, 2231u);
   EXPECT_FALSE(other.in_scan);
-  EXPECT_EQ(other.role, Role::kOther);
+  EXPECT_EQ(other.role, Role::kDesktop);  // an unnamed graphics context: a display client
   ASSERT_EQ(r.stoppable.size(), 1u);
   EXPECT_EQ(r.stoppable[0].pid, 1873);
   EXPECT_THAT(r.notes, ::testing::Contains(HasSubstr("--pid=host")));
