@@ -209,6 +209,18 @@ std::vector<NativeNote> package_notes(const PackageVerdict& p, const RuleContext
   const std::string& key = p.key;
   const bool blackwell12 = c.target && c.target->cc.major == 12;
 
+  if (!p.errors.empty()) {
+    // A shared object that cannot be read (truncated, damaged) cannot be loaded either: the
+    // import fails with "file too short" or "invalid ELF header". Nothing else about the
+    // package is known from it, so it is never "ok".
+    out.push_back(note(Severity::kWarn,
+                       fmt::format("{} of its {} shared object{} cannot be read (truncated or "
+                                   "damaged: an interrupted install?): importing {} fails; "
+                                   "reinstall it (pip install --force-reinstall {}{})",
+                                   p.errors.size(), p.files, p.files == 1 ? "" : "s", p.name, p.key,
+                                   p.version.empty() ? "" : "==" + p.version)));
+  }
+
   if (key == "flash-attn" && !any_file(c, "flash_attn_2_cuda") && !any_file(c, "flash_attn_3") &&
       !any_file(c, "_flash_attn")) {
     out.push_back(note(Severity::kFail,

@@ -284,7 +284,26 @@ std::function<int()> add_check_command(CLI::App& app) {
       ->needs(health);
   health->excludes("--json")->excludes("--list");
   flags->capture.add_to(*cmd);
-  return [flags]() { return run_check(*flags); };
+  return [flags, cmd]() {
+    // A snapshot is judged as it was recorded: the options that shape a live capture would be
+    // ignored, so they are refused rather than dropped in silence.
+    if (!flags->snapshot_file.empty()) {
+      std::vector<std::string> live_only;
+      for (const char* name :
+           {"--python", "--site-packages", "--config-dir", "--no-gpu", "--cuda"}) {
+        if (cmd->count(name) > 0) live_only.emplace_back(name);
+      }
+      if (!live_only.empty()) {
+        std::cerr << fmt::format(
+            "sparkdoc check: {} shape{} a live capture and cannot change a recorded snapshot; "
+            "drop {} or record a new snapshot with {} (sparkdoc snapshot ... -o FILE)\n",
+            join(live_only, ", "), live_only.size() == 1 ? "s" : "",
+            live_only.size() == 1 ? "it" : "them", live_only.size() == 1 ? "it" : "them");
+        return kExitUsage;
+      }
+    }
+    return run_check(*flags);
+  };
 }
 
 }  // namespace sparkdoc::cli

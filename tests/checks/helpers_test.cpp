@@ -89,5 +89,26 @@ TEST(TargetNames, SortAsArchitecturesNotAsStrings) {
   EXPECT_THAT(ptx, ::testing::ElementsAre("compute_75", "compute_90", "compute_121a", "garbage"));
 }
 
+// A package whose only shared object cannot be read is not "ok": its import fails.
+TEST(NativeVerdicts, AnUnreadableSharedObjectWarnsItsPackage) {
+  audit::NativeAudit facts;
+  facts.files.push_back(audit::NativeFile{
+      "badpkg/_core.so",
+      "badpkg",
+      "truncated: its section header table ends at byte 121280 of a 3000-byte file",
+      {},
+      {},
+      false,
+      ""});
+  facts.versions["badpkg"] = "1.0";
+  NativeVerdict v = judge_native(facts, std::nullopt);
+  ASSERT_EQ(v.packages.size(), 1u);
+  EXPECT_EQ(worst_severity(v.packages[0].notes), Severity::kWarn);
+  EXPECT_THAT(v.packages[0].notes[0].text,
+              ::testing::HasSubstr("1 of its 1 shared object cannot be read"));
+  EXPECT_THAT(v.packages[0].notes[0].text,
+              ::testing::HasSubstr("pip install --force-reinstall badpkg==1.0"));
+}
+
 }  // namespace
 }  // namespace sparkdoc::checks
