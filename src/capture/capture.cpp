@@ -1,5 +1,7 @@
 #include "capture/capture.h"
 
+#include <unistd.h>
+
 #include <chrono>
 #include <ctime>
 #include <functional>
@@ -87,6 +89,9 @@ Snapshot capture(const CaptureOptions& options) {
   py.conda_prefix = sys::find_env(envp, "CONDA_PREFIX").value_or("");
   py.path = sys::find_env(envp, "PATH").value_or("");
   py.ld_library_path = sys::find_env(envp, "LD_LIBRARY_PATH").value_or("");
+  py.pyenv_version = sys::find_env(envp, "PYENV_VERSION").value_or("");
+  py.pyenv_root = sys::find_env(envp, "PYENV_ROOT").value_or("");
+  if (char cwd[4096]; ::getcwd(cwd, sizeof cwd) != nullptr) py.cwd = cwd;
   // The loader's cache, read once: torch's CUDA libraries (pyenv) and the audit search it.
   std::vector<elf::LdCacheEntry> ld_cache;
   if (auto cache = elf::read_ld_cache(options.root)) ld_cache = std::move(*cache);

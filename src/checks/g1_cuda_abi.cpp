@@ -87,10 +87,11 @@ Finding judge_torch(const Snapshot& s, const facts::Platform& platform) {
   const pyenv::PythonEnv* env = facts::first_torch_env(envs);
   if (!env) {
     std::vector<std::string> where;
-    for (const auto& e : envs) where.push_back(e.prefix + ": " + e.torch.reason());
+    for (const auto& e : envs) where.push_back(facts::describe_env(e) + ": " + e.torch.reason());
     return make_finding(kId, Verdict::kSkip,
-                        fmt::format("torch not found in {} Python environment{} ({})", envs.size(),
-                                    envs.size() == 1 ? "" : "s", join(where, "; ")));
+                        fmt::format("torch not found in {} Python environment{} ({}); name the "
+                                    "training environment with --python PATH, or activate it",
+                                    envs.size(), envs.size() == 1 ? "" : "s", join(where, "; ")));
   }
   const pyenv::TorchInfo& torch = *env->torch;
   std::string version = torch.version.ok() ? *torch.version : "(version unread)";

@@ -22,7 +22,8 @@
 
 namespace sparkdoc {
 
-// A number that does not fit the field it is read into, with the path of members leading to it.
+// A number that does not fit the field it is read into, or a value of the wrong type, with the
+// path of members leading to it ("meminfo.mem_total_bytes: type must be number, but is string").
 class JsonRangeError : public std::runtime_error {
  public:
   JsonRangeError(std::string path, std::string what)
@@ -113,6 +114,14 @@ T json_member(const nlohmann::json& j, std::string_view key, const T& fallback) 
     return json_get<T>(*it);
   } catch (const JsonRangeError& e) {
     throw e.within(key);
+  } catch (const nlohmann::json::exception& e) {
+    // A value of the wrong type ("type must be number, but is string") names its member too,
+    // without nlohmann's "[json.exception.type_error.302] " prefix.
+    std::string what = e.what();
+    if (auto end = what.find("] "); what.starts_with("[json.exception.") && end != what.npos) {
+      what.erase(0, end + 2);
+    }
+    throw JsonRangeError(std::string(key), what);
   }
 }
 

@@ -32,7 +32,20 @@ const pyenv::PythonEnv* judged_env(const std::vector<pyenv::PythonEnv>& envs) {
 
 std::string describe_env(const pyenv::PythonEnv& env) {
   if (env.source.empty()) return env.prefix;
-  return fmt::format("{} ({})", env.prefix, env.source);
+  // Why this environment was the one judged, as a person would say it.
+  std::string why = env.source;
+  if (env.source == "PATH") {
+    why = "python3 on PATH";
+  } else if (env.source == "VIRTUAL_ENV") {
+    why = "activated: VIRTUAL_ENV";
+  } else if (env.source == "CONDA_PREFIX") {
+    why = "activated: CONDA_PREFIX";
+  } else if (env.source == ".venv") {
+    why = "the working directory's .venv, not activated";
+  } else if (env.source == "pyenv") {
+    why = "pyenv's version here";
+  }
+  return fmt::format("{} ({})", env.prefix, why);
 }
 
 std::optional<std::string> torch_version(const pyenv::PythonEnv& env) {

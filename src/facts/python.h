@@ -16,7 +16,8 @@ const pyenv::Distribution* find_dist(const pyenv::PythonEnv& env, std::string_vi
 const pyenv::PythonEnv* first_torch_env(const std::vector<pyenv::PythonEnv>& envs);
 // The environment the package checks judge: the torch environment, else the first one.
 const pyenv::PythonEnv* judged_env(const std::vector<pyenv::PythonEnv>& envs);
-// "/opt/venv (VIRTUAL_ENV)".
+// The prefix and why it was found: "/opt/venv (activated: VIRTUAL_ENV)", "/usr (python3 on
+// PATH)", "/srv/qwen/.venv (the working directory's .venv, not activated)".
 std::string describe_env(const pyenv::PythonEnv& env);
 // torch's version: torch/version.py first, the dist-info record second; nullopt if neither.
 std::optional<std::string> torch_version(const pyenv::PythonEnv& env);

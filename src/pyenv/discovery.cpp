@@ -180,6 +180,64 @@ EnvCandidate from_site_packages(const DiscoveryOptions& options) {
   return env;
 }
 
+// The nearest .venv holding a pyvenv.cfg, from the working directory up; "" when none.
+std::string project_venv(const DiscoveryOptions& options) {
+  if (options.cwd.empty() || options.cwd.front() != '/') return "";
+  std::string dir = normalize_path(options.cwd);
+  for (int depth = 0; depth < 64; ++depth) {
+    std::string venv = join_path(dir, ".venv");
+    if (exists(options.root.path(join_path(venv, "pyvenv.cfg")))) return venv;
+    if (dir == "/") break;
+    dir = parent_path(dir);
+  }
+  return "";
+}
+
+// The first word of a pyenv version file or of $PYENV_VERSION ("3.12.7:3.11.9" -> "3.12.7").
+std::string first_pyenv_version(std::string_view text) {
+  for (std::string_view line : lines(text)) {
+    line = trim(line);
+    if (line.empty() || line.starts_with('#')) continue;
+    std::string_view word = split_ws(line).front();
+    return std::string(word.substr(0, word.find(':')));
+  }
+  return "";
+}
+
+// The environment a pyenv shim in `shims` runs, resolved as pyenv resolves it; nullopt when
+// the folder is no pyenv's, the version is "system" (the next python3 on PATH), or the version
+// is not installed.
+std::optional<EnvCandidate> from_pyenv_shim(const DiscoveryOptions& options,
+                                            const std::string& shims) {
+  if (file_name(shims) != "shims") return std::nullopt;
+  std::string root =
+      options.pyenv_root.empty() ? parent_path(shims) : normalize_path(options.pyenv_root);
+  if (!is_dir(options.root.path(join_path(root, "versions")))) return std::nullopt;
+  std::string version = first_pyenv_version(options.pyenv_version);
+  if (version.empty() && !options.cwd.empty() && options.cwd.front() == '/') {
+    std::string dir = normalize_path(options.cwd);
+    for (int depth = 0; depth < 64 && version.empty(); ++depth) {
+      if (auto text = read_text(options.root.path(join_path(dir, ".python-version")), 4096)) {
+        version = first_pyenv_version(*text);
+      }
+      if (dir == "/") break;
+      dir = parent_path(dir);
+    }
+  }
+  if (version.empty()) {
+    if (auto text = read_text(options.root.path(join_path(root, "version")), 4096)) {
+      version = first_pyenv_version(*text);
+    }
+  }
+  if (version.empty() || version == "system" || version.find('/') != std::string::npos) {
+    return std::nullopt;
+  }
+  std::string prefix = join_path(join_path(root, "versions"), version);
+  if (!is_dir(options.root.path(prefix))) return std::nullopt;
+  return from_prefix(options, "pyenv", prefix, "", python_major_minor(version).value_or(""),
+                     prefix_config(options.root, prefix));
+}
+
 }  // namespace
 
 PyvenvCfg parse_pyvenv_cfg(std::string_view text) {
@@ -249,10 +307,17 @@ std::vector<EnvCandidate> find_environments(const DiscoveryOptions& options) {
                     std::nullopt),
         false);
   }
+  if (std::string venv = project_venv(options); !venv.empty()) {
+    add(from_prefix(options, ".venv", venv, "", "", prefix_config(options.root, venv)), false);
+  }
   for (std::string_view dir : split(options.path, ':')) {
     if (dir.empty() || dir.front() != '/') continue;
     std::string exe = join_path(normalize_path(dir), "python3");
     if (!exists(options.root.path(exe)) || is_dir(options.root.path(exe))) continue;
+    if (auto shim = from_pyenv_shim(options, normalize_path(dir))) {
+      if (add(std::move(*shim), false)) break;
+      continue;
+    }
     auto env = from_interpreter(options, "PATH", exe);
     // The first python3 that belongs to an environment is the one `python3` runs; a wrapper
     // script (a pyenv shim, say) has no site-packages of its own, so look further.

@@ -28,6 +28,9 @@ struct DiscoveryOptions {
   std::string conda_prefix;     // $CONDA_PREFIX
   std::string path;             // $PATH
   std::string ld_library_path;  // $LD_LIBRARY_PATH: searched for torch's CUDA libraries
+  std::string cwd;              // the working directory: its (or a parent's) uv/venv .venv
+  std::string pyenv_version;    // $PYENV_VERSION: which pyenv version a shim runs
+  std::string pyenv_root;       // $PYENV_ROOT; "" takes the shims folder's parent
   std::string multiarch{host_multiarch()};  // "aarch64-linux-gnu"; "" skips /usr/lib/<triplet>
   // The loader's cache for torch's CUDA libraries; none: the root's /etc/ld.so.cache, read
   // when torch is found. The flags pick the entries of one architecture (0: any).
@@ -53,7 +56,11 @@ struct EnvCandidate {
 };
 
 // The candidates, in this order: --python and --site-packages, VIRTUAL_ENV, CONDA_PREFIX, the
-// first python3 on PATH that belongs to an environment; one per prefix (the first wins).
+// .venv of the working directory or its nearest parent that has one (uv's project environment,
+// used by `uv run` without activation: source ".venv"), the first python3 on PATH that belongs
+// to an environment, a pyenv shim resolved as pyenv does ($PYENV_VERSION, then .python-version
+// from the working directory up, then $PYENV_ROOT/version: source "pyenv"); one per prefix (the
+// first wins).
 // Environments named on the command line are kept even when they hold no site-packages
 // folder, so the report can say so; the others are dropped then. Never fails.
 std::vector<EnvCandidate> find_environments(const DiscoveryOptions& options);

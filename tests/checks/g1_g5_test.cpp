@@ -45,7 +45,7 @@ TEST(G1CudaAbi, HealthyGb10Passes) {
   EXPECT_EQ(f.detail,
             "torch 2.9.0a0+145a3a7.nv25.10 built against CUDA 13.0; driver supports CUDA 13.0; "
             "all 13 CUDA libraries torch needs resolve");
-  EXPECT_THAT(f.details.front(), HasSubstr("/usr (PATH)"));
+  EXPECT_THAT(f.details.front(), HasSubstr("/usr (python3 on PATH)"));
 }
 
 TEST(G1CudaAbi, NoPythonSkipsWithReason) {
@@ -200,7 +200,7 @@ TEST(G1CudaAbi, FirstEnvironmentWithTorchIsJudged) {
   s.python->insert(s.python->begin(), bare);
   Finding f = run_one("G1", s);
   EXPECT_EQ(f.verdict, Verdict::kPass);
-  EXPECT_THAT(f.details.front(), HasSubstr("/usr (PATH)"));
+  EXPECT_THAT(f.details.front(), HasSubstr("/usr (python3 on PATH)"));
 }
 
 TEST(G1CudaAbi, UnauditedLibrariesStillPassButSaySo) {

@@ -431,7 +431,7 @@ TEST(S8Transformers, AbsentSkips) {
   python_env(s).packages.erase("transformers");
   Finding f = run_one("S8", s);
   EXPECT_EQ(f.verdict, Verdict::kSkip);
-  EXPECT_THAT(f.detail, HasSubstr("transformers not installed in /usr (PATH)"));
+  EXPECT_THAT(f.detail, HasSubstr("transformers not installed in /usr (python3 on PATH)"));
 }
 
 }  // namespace

@@ -63,6 +63,13 @@ TEST(SnapshotJson, RefusesNumbersTheFieldCannotHold) {
             "snapshot schema_version 4294967297 is not supported (this sparkdoc reads 1..2)");
   EXPECT_EQ(error_of(R"({"schema_version": -4294967295})"),
             "snapshot schema_version -4294967295 is not supported (this sparkdoc reads 1..2)");
+  // A value of the wrong type names its field too (issue 18), nested members included.
+  EXPECT_EQ(error_of(with_meminfo(R"("mem_total_bytes": "lots")")),
+            "snapshot does not match the schema: meminfo.mem_total_bytes: type must be number, "
+            "but is string");
+  EXPECT_EQ(error_of(R"({"schema_version": 2, "host": {"hostname": 5}})"),
+            "snapshot does not match the schema: host.hostname: type must be string, but is "
+            "number");
   // Inside a Reading and an optional, and in a signed field narrower than JSON's integers.
   EXPECT_NE(error_of(R"({"schema_version": 2, "gpu": {"nvml": {"devices": [)"
                      R"({"compute_capability": {"major": 4294967308, "minor": 1}}]}}})"),

@@ -148,6 +148,41 @@ TEST(FindEnvironments, UvVenvVersionInfo) {
   EXPECT_EQ(envs[0].python_version, "3.12");
 }
 
+// 001 uses uv: `uv run` takes the project's .venv without activating it. Found from the working
+// directory or any folder above it, before PATH's python3 (issue 18).
+TEST(FindEnvironments, AnUnactivatedUvVenvOfTheWorkingDirectory) {
+  DiscoveryOptions options = on("pyenv-uv");
+  options.path = "/home/ml/.pyenv/shims:/usr/bin";
+  options.cwd = "/home/ml/project/src";
+  auto envs = find_environments(options);
+  ASSERT_GE(envs.size(), 1u);
+  EXPECT_EQ(envs[0].source, ".venv");
+  EXPECT_EQ(envs[0].prefix, "/home/ml/project/.venv");
+  EXPECT_EQ(envs[0].python_version, "3.12");
+  EXPECT_THAT(envs[0].site_packages,
+              ElementsAre("/home/ml/project/.venv/lib/python3.12/site-packages"));
+}
+
+// A pyenv shim is a bash script with no environment of its own: the version it runs is
+// $PYENV_VERSION, else the nearest .python-version, else $PYENV_ROOT/version.
+TEST(FindEnvironments, APyenvShimIsResolvedAsPyenvDoes) {
+  DiscoveryOptions options = on("pyenv-uv");
+  options.path = "/home/ml/.pyenv/shims:/usr/bin";
+  options.cwd = "/home/ml/other";
+  auto envs = find_environments(options);
+  ASSERT_EQ(envs.size(), 1u);
+  EXPECT_EQ(envs[0].source, "pyenv");
+  EXPECT_EQ(envs[0].prefix, "/home/ml/.pyenv/versions/3.12.7");
+  EXPECT_THAT(envs[0].site_packages,
+              ElementsAre("/home/ml/.pyenv/versions/3.12.7/lib/python3.12/site-packages"));
+  options.cwd = "/";  // no .python-version: the global version file
+  EXPECT_EQ(find_environments(options).at(0).source, "pyenv");
+  options.pyenv_version = "3.11.9:3.12.7";  // not installed: nothing is guessed
+  EXPECT_TRUE(find_environments(options).empty());
+  options.pyenv_version = "system";  // the next python3 on PATH (none in this tree)
+  EXPECT_TRUE(find_environments(options).empty());
+}
+
 TEST(FindEnvironments, NothingToFind) {
   EXPECT_TRUE(find_environments(on("ngc")).empty());
   DiscoveryOptions stale = on("ngc");
