@@ -3,11 +3,14 @@
 // load fits beside its own tensors on a unified-memory machine), optionally checked against a
 // plain read of the files.
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -96,6 +99,14 @@ int fail_with(const LoadFlags& flags, const std::string& message) {
 }
 
 int run_load(const LoadFlags& flags) {
+  // A path that is not there is a usage error (exit 2), as for every command's input.
+  if (struct stat st{}; ::stat(flags.path.c_str(), &st) != 0) {
+    int err = errno;
+    std::string message = fmt::format("{}: {}", flags.path, std::strerror(err));
+    if (flags.json) std::cout << nlohmann::json{{"ok", false}, {"error", message}}.dump(2) << "\n";
+    std::cerr << "sparkdoc load: " << message << "\n";
+    return kExitUsage;
+  }
   load::CheckpointRequest request;
   request.path = flags.path;
   request.device = flags.device;
@@ -131,7 +142,8 @@ std::function<int()> add_load_command(CLI::App& app) {
       "and page-cache growth. Files are read with pread (O_DIRECT where the filesystem allows "
       "it and the file is not already cached; otherwise buffered, with the pages dropped behind "
       "the reader) into a fixed ring of pinned buffers, then copied asynchronously; nothing is "
-      "mapped. Exit 0 loaded (and verified), 1 the load or the verification failed, 2 usage.");
+      "mapped. Exit 0 loaded (and verified), 1 the load or the verification failed, 2 usage (a "
+      "path that is not there included).");
   cmd->add_option("path", flags->path,
                   "A .safetensors file, a model.safetensors.index.json, a model folder or a "
                   "Hugging Face cache entry (models--org--name)")

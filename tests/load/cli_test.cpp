@@ -107,10 +107,11 @@ TEST_F(LoadCli, JsonHoldsTheRunsAndTheVerification) {
   EXPECT_EQ(doc["verify"]["differ"], nlohmann::json::array());
 }
 
+// A path that is not there is a usage error, exit 2, as for every command's input (issue 18).
 TEST_F(LoadCli, MissingCheckpointFailsWithTheReason) {
   Outcome r = run_shell_stdout(env() + SPARKDOC_BIN + " load " + (dir_ / "nothing").string() +
                                " --json 2>/dev/null");
-  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_EQ(r.status, 2) << r.out;
   auto doc = nlohmann::json::parse(r.out, nullptr, false);
   ASSERT_FALSE(doc.is_discarded()) << r.out;
   EXPECT_EQ(doc["ok"], false);
