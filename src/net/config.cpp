@@ -54,7 +54,10 @@ Result<NcclConfFile> read_nccl_conf(const Root& root, const std::string& machine
   f.path = machine_path;
   f.settings = parse_nccl_conf(*text);
   struct stat st {};
-  if (::stat(root.path(child(dir->path(), name)).c_str(), &st) == 0) f.mtime_s = st.st_mtim.tv_sec;
+  if (auto at = resolve(root, child(dir->path(), name));
+      at && ::stat(root.path(*at).c_str(), &st) == 0) {
+    f.mtime_s = st.st_mtim.tv_sec;
+  }
   return f;
 }
 

@@ -27,19 +27,21 @@ std::vector<Gid> read_gids(const Folder& port) {
   if (!gids) return out;
   auto types = port.sub("gid_attrs/types");
   auto ndevs = port.sub("gid_attrs/ndevs");
-  for (unsigned index : numbered(*gids, kMaxGidSlots)) {
-    const std::string slot = std::to_string(index);
-    auto text = gids->read(slot);
-    if (!text) continue;
-    auto gid = parse_gid(*text);
+  // The whole table in one pass (255 slots on a RoCE port), then the attributes of the few in
+  // use: reading the type of an empty slot is EINVAL anyway.
+  for (auto& [slot, text] : gids->read_files(kMaxGidSlots)) {
+    auto index = parse_sysfs_uint(slot);
+    if (!index || *index > UINT32_MAX || std::to_string(*index) != slot) continue;
+    auto gid = parse_gid(text);
     if (!gid) continue;  // an empty slot
     Gid g;
-    g.index = index;
+    g.index = static_cast<unsigned>(*index);
     g.gid = std::move(*gid);
     if (types) g.type = types->value(slot);
     if (ndevs) g.netdev = ndevs->value(slot);
     out.push_back(std::move(g));
   }
+  std::sort(out.begin(), out.end(), [](const Gid& a, const Gid& b) { return a.index < b.index; });
   return out;
 }
 

@@ -16,7 +16,7 @@ namespace sparkdoc::net {
 
 inline constexpr size_t kMaxRdmaDevices = 64;
 inline constexpr size_t kMaxPorts = 16;
-// A RoCE port's table has 255 slots on mlx5 (gid_tbl_len); slots past this are not read.
+// A RoCE port's table has 255 slots on mlx5 (gid_tbl_len); at most this many are read.
 inline constexpr size_t kMaxGidSlots = 1024;
 
 // One device by name. Its GID table keeps only the slots in use (a non-zero GID), each with

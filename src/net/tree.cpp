@@ -1,9 +1,12 @@
 #include "net/tree.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <deque>
@@ -97,7 +100,10 @@ Result<Folder> Folder::sub(std::string_view relative) const {
 }
 
 Result<std::string> Folder::read(std::string_view name, size_t max_bytes) const {
-  const std::string at = child(path_, name);
+  // A link at the name (an /etc file managed by alternatives) is followed inside the root too.
+  auto resolved = resolve_from(root_, path_, name);
+  if (!resolved) return tl::unexpected(std::move(resolved.error()));
+  const std::string& at = *resolved;
   auto fd = open_regular_file(root_.path(at), O_RDONLY | O_NOFOLLOW);
   if (!fd) return tl::unexpected(std::move(fd.error()));
   std::string out;
@@ -122,6 +128,36 @@ Result<std::string> Folder::read(std::string_view name, size_t max_bytes) const 
 std::string Folder::value(std::string_view name) const {
   auto text = read(name);
   return text ? clean_value(*text) : std::string();
+}
+
+std::vector<std::pair<std::string, std::string>> Folder::read_files(size_t max_files,
+                                                                    size_t max_bytes) const {
+  std::vector<std::pair<std::string, std::string>> out;
+  int dir_fd = ::open(root_.path(path_).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd < 0) return out;
+  DIR* listing = ::fdopendir(dir_fd);
+  if (listing == nullptr) {
+    ::close(dir_fd);
+    return out;
+  }
+  std::string buf(max_bytes, '\0');
+  while (struct dirent* e = ::readdir(listing)) {
+    if (out.size() >= max_files) break;
+    // sysfs, tmpfs and ext4 fill d_type; a file system that does not is read through read().
+    if (e->d_type != DT_REG && e->d_type != DT_UNKNOWN) continue;
+    if (e->d_type == DT_UNKNOWN) {
+      if (auto text = read(e->d_name, max_bytes)) out.emplace_back(e->d_name, std::move(*text));
+      continue;
+    }
+    Fd fd(::openat(dir_fd, e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+    struct stat st {};
+    if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    ssize_t n = ::read(fd.get(), buf.data(), buf.size());
+    if (n >= 0) out.emplace_back(e->d_name, buf.substr(0, static_cast<size_t>(n)));
+  }
+  ::closedir(listing);
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 Result<std::vector<std::string>> Folder::names(size_t max_names) const {

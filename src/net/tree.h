@@ -7,6 +7,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/fs.h"
@@ -33,12 +34,19 @@ class Folder {
   // The folder at `relative` (one or more names) from this one, resolved from here.
   Result<Folder> sub(std::string_view relative) const;
 
-  // The whole small regular file `name` (a link at the name is not followed). sysfs answers
+  // The whole small regular file `name` (a link at the name resolved inside the root, as any
+  // other; what it leads to must be a regular file). sysfs answers
   // EINVAL for a value the driver has not got (the speed of a link that is down, the type of
   // an empty GID slot): that is Why::kNotSupported, not an error.
   Result<std::string> read(std::string_view name, size_t max_bytes = 4096) const;
   // read() as a recorded value (clean_value), "" when it cannot be read.
   std::string value(std::string_view name) const;
+  // Every regular file in this folder with its text, by name; at most `max_files` of them, each
+  // cut at `max_bytes`. One open folder and four calls a file, for tables of hundreds of
+  // one-line files (a GID table): an entry the folder lists as anything but a regular file is
+  // never opened, a file the kernel cannot read (EINVAL) is left out.
+  std::vector<std::pair<std::string, std::string>> read_files(size_t max_files,
+                                                              size_t max_bytes = 256) const;
   // The names in this folder, sorted; at most `max_names` (the rest dropped).
   Result<std::vector<std::string>> names(size_t max_names) const;
   // The last component of the target of the link `name` ("mlx5_core" for a driver link to

@@ -3,6 +3,7 @@
 #include "net/tree.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include "sys/temp_tree.h"
 
@@ -60,14 +61,19 @@ TEST(NetTree, LoopsAndMissingPartsAreErrors) {
   EXPECT_FALSE(Folder::open(Root(tree.path()), "/x/nothing"));
 }
 
-TEST(NetTree, ALinkAtTheFileIsNotFollowed) {
+// A link at a file's own name is resolved inside the root too: this one's absolute target is
+// the fixture's /etc/passwd, which is not there, never the machine's.
+TEST(NetTree, ALinkAtTheFileStaysInTheRoot) {
   TempTree tree;
-  tree.write("secret", "outside the folder\n");
-  tree.symlink("../secret", "sys/class/net/eth0/mtu");
+  tree.write("etc/hosts", "inside\n");
+  tree.symlink("/etc/passwd", "sys/class/net/eth0/mtu");
+  tree.symlink("../../../../etc/hosts", "sys/class/net/eth0/address");
   auto dir = Folder::open(Root(tree.path()), "/sys/class/net/eth0");
   ASSERT_TRUE(dir);
-  EXPECT_FALSE(dir->read("mtu"));
-  EXPECT_EQ(dir->value("mtu"), "");
+  auto mtu = dir->read("mtu");
+  ASSERT_FALSE(mtu);
+  EXPECT_EQ(mtu.error().why, Why::kAbsent);
+  EXPECT_EQ(dir->value("address"), "inside");
 }
 
 TEST(NetTree, LinkNamesNeedNoTarget) {
@@ -77,6 +83,25 @@ TEST(NetTree, LinkNamesNeedNoTarget) {
   ASSERT_TRUE(dir);
   EXPECT_EQ(dir->link_name("driver"), "mlx5_core");
   EXPECT_FALSE(dir->link_name("nothing"));
+}
+
+// A GID table is read in one pass; a FIFO there would block a reader forever, so only what the
+// folder lists as a regular file is opened.
+TEST(NetTree, ReadFilesOpensOnlyRegularFiles) {
+  TempTree tree;
+  tree.write("gids/0", "fe80:0000:0000:0000:4ebb:47ff:fe2c:9a10\n");
+  tree.write("gids/1", "0000:0000:0000:0000:0000:0000:0000:0000\n");
+  tree.mkdir("gids/2");
+  ASSERT_EQ(::mkfifo((tree.path() + "/gids/3").c_str(), 0600), 0);
+  tree.symlink("0", "gids/4");
+  auto dir = Folder::open(Root(tree.path()), "/gids");
+  ASSERT_TRUE(dir);
+  auto files = dir->read_files(16);
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_EQ(files[0].first, "0");
+  EXPECT_EQ(files[0].second, "fe80:0000:0000:0000:4ebb:47ff:fe2c:9a10\n");
+  EXPECT_EQ(files[1].first, "1");
+  EXPECT_EQ(dir->read_files(1).size(), 1u);
 }
 
 TEST(NetTree, AFileIsNotAFolder) {
