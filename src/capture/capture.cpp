@@ -13,6 +13,7 @@
 #include "core/version.h"
 #include "elf/ld_cache.h"
 #include "gpu/probe.h"
+#include "net/probe.h"
 #include "pyenv/probe.h"
 #include "sys/environment.h"
 #include "sys/probe.h"
@@ -127,6 +128,10 @@ Snapshot capture(const CaptureOptions& options) {
   s.packages = std::move(r.packages);
   s.docker = std::move(r.docker);
   s.shm = std::move(r.shm);
+
+  auto net_start = Clock::now();
+  s.network = net::read_network(options.root, s.env);
+  s.timings_ms["net"] = ms_since(net_start);
 
   s.python = python_task.get();
   s.timings_ms["python"] = python_task.elapsed_ms();

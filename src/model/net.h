@@ -99,6 +99,9 @@ struct NetReadings {
   Reading<LogindIpc> logind;
   bool cx7_hotplug_flag = false;  // /etc/nvidia/cx7-hotplug-enabled exists
   std::vector<SystemNccl> system_nccl;
+  // $NCCL_CONF_FILE when the environment names one: NCCL reads it before /etc/nccl.conf, and a
+  // name it sets there wins over /etc's (absent, kAbsent, when the variable is not set).
+  Reading<NcclConfFile> nccl_conf_env_file;
   bool operator==(const NetReadings&) const = default;
 };
 

@@ -14,6 +14,7 @@ SPARKDOC_JSON(RdmaDevice, name, hca_type, fw_ver, board_id, node_guid, pci_addre
 SPARKDOC_JSON(NcclConfFile, path, settings, mtime_s)
 SPARKDOC_JSON(LogindIpc, remove_ipc, remove_ipc_source, files_read, lingering, session_users)
 SPARKDOC_JSON(SystemNccl, path, version)
-SPARKDOC_JSON(NetReadings, interfaces, rdma, nccl_conf, logind, cx7_hotplug_flag, system_nccl)
+SPARKDOC_JSON(NetReadings, interfaces, rdma, nccl_conf, logind, cx7_hotplug_flag, system_nccl,
+              nccl_conf_env_file)
 
 }  // namespace sparkdoc::net
