@@ -61,7 +61,10 @@ Result<std::vector<compare::Input>> gather(const std::vector<std::string>& args)
       auto names = list_dir(arg);
       if (!names) return fail(fmt::format("{}: {}", arg, names.error().message));
       for (const auto& name : *names) {
-        if (name.ends_with(".json")) files.push_back(arg + "/" + name);
+        // NAME.workload.json beside a fixture snapshot is the planned work, not a node.
+        if (name.ends_with(".json") && !name.ends_with(".workload.json")) {
+          files.push_back(arg + "/" + name);
+        }
       }
       if (files.empty()) return fail(fmt::format("{}: no *.json files in this folder", arg));
     } else {

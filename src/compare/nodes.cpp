@@ -415,8 +415,8 @@ std::optional<Values> system_nccl(const Snapshot& s) {
   return one("NCCL (system)", join({versions.begin(), versions.end()}, ", "));
 }
 
-// Which halves of each QSFP port NCCL would use: "01:00.0: both halves", or the one it
-// was given, "01:00.0: rocep1s0f0 only".
+// Which halves of each QSFP port NCCL would use: "both halves (01:00.0)", or the one it was
+// given, "rocep1s0f0 only (01:00.0)"; ports joined with " + ".
 std::optional<Values> port_halves(const Snapshot& s) {
   if (!s.network.ok()) return std::nullopt;
   std::vector<facts::PortHalves> ports = facts::cx7_port_halves(*s.network);
@@ -433,10 +433,10 @@ std::optional<Values> port_halves(const Snapshot& s) {
     }
     if (in.empty()) continue;
     parts.push_back(in.size() == port.devices.size()
-                        ? fmt::format("{}: both halves", port.function)
-                        : fmt::format("{}: {} only", port.function, join(in, ", ")));
+                        ? fmt::format("both halves ({})", port.function)
+                        : fmt::format("{} only ({})", join(in, ", "), port.function));
   }
-  return one("NCCL port halves", parts.empty() ? "none of them" : join(parts, "; "));
+  return one("NCCL port halves", parts.empty() ? "none of them" : join(parts, " + "));
 }
 
 // The table: the order the report lists rows in. The port halves row, which reads facts that

@@ -68,8 +68,8 @@ TEST(CompareNodes, TheFixturePairNamesEachPlantedDifference) {
   EXPECT_TRUE(breaks_job(c));
   // Nothing else: MAC addresses, GIDs' addresses, the GPU's UUID are no row.
   EXPECT_EQ(differing(c).size(), 7u) << ::testing::PrintToString(differing(c));
-  EXPECT_EQ(find(c, "NCCL port halves")->values[1], "01:00.0: rocep1s0f0 only");
-  EXPECT_EQ(find(c, "NCCL port halves")->values[0], "01:00.0: both halves");
+  EXPECT_EQ(find(c, "NCCL port halves")->values[1], "rocep1s0f0 only (01:00.0)");
+  EXPECT_EQ(find(c, "NCCL port halves")->values[0], "both halves (01:00.0)");
 }
 
 TEST(CompareNodes, IdenticalSnapshotsDifferInNothing) {
