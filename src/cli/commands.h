@@ -29,6 +29,7 @@ std::function<int()> add_watch_command(CLI::App& app);
 std::function<int()> add_run_command(CLI::App& app);
 std::function<int()> add_report_command(CLI::App& app);
 std::function<int()> add_lint_command(CLI::App& app);
+std::function<int()> add_compare_command(CLI::App& app);
 
 // One row per command, in the order `sparkdoc --help` lists them: main registers, lists and
 // dispatches from this table alone. `add` registers the subcommand `name` (with its long
@@ -61,6 +62,8 @@ inline constexpr Command kCommands[] = {
     {"report", "Turn a run log into a summary or a self-contained HTML page", add_report_command},
     {"lint", "Judge the training job: scripts, container recipes, launch lines, lockfiles, builds",
      add_lint_command},
+    {"compare", "Name every difference between node snapshots that breaks a multi-node job",
+     add_compare_command},
 };
 
 // Prints one line to stderr when an earlier run's journal was never restored (tune's
