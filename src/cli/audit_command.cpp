@@ -153,7 +153,10 @@ std::function<int()> add_audit_command(CLI::App& app) {
   cmd->add_flag("--list-elf", flags->list_elf,
                 "Print what `cuobjdump --list-elf --list-ptx FILE` prints for each FILE, byte "
                 "for byte (to cross-check); exit 255 for a single file with no GPU code, as "
-                "cuobjdump does");
+                "cuobjdump does. A file it cannot read exits 1, as cuobjdump's does, and the "
+                "message says why where cuobjdump's does not: a missing file, a folder, a file "
+                "that is no ELF ('Invalid fatbin header' there), and a truncated ELF, which "
+                "cuobjdump reports as having no device code (exit 255)");
   cmd->add_option("--threads", flags->threads,
                   "Files read at once (default: one per CPU, at most 32)")
       ->type_name("N");

@@ -39,6 +39,18 @@ TEST(AuditCli, ListElfOfANonElfFileSaysWhy) {
   EXPECT_THAT(r.out, HasSubstr("/etc/hostname"));
 }
 
+// cuobjdump 13.0 calls a truncated ELF a file without device code (exit 255); sparkdoc says it
+// is truncated and exits 1, as both do for a file they cannot read, and its help says so
+// (docs/measurements/2026-12-02-h200-fleet.txt has cuobjdump's own lines).
+TEST(AuditCli, ListElfOfATruncatedElfSaysTruncated) {
+  auto r = run_shell("d=$(mktemp -d) && head -c 100 /bin/sh > \"$d/cut.so\" && " + sparkdoc() +
+                     " audit --list-elf \"$d/cut.so\" 2>&1; s=$?; rm -r \"$d\"; exit $s");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("truncated"));
+  EXPECT_THAT(run_shell(sparkdoc() + " audit --help").out,
+              HasSubstr("which cuobjdump reports as having no device code"));
+}
+
 TEST(AuditCli, AnEmptyFolderIsAuditedWithNothingToReport) {
   auto r = run_shell("d=$(mktemp -d) && " + sparkdoc() +
                      " audit --no-gpu --site-packages \"$d\" --arch 12.1; s=$?; rmdir \"$d\"; exit $s");
