@@ -3,7 +3,9 @@
 #pragma once
 
 #include <functional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace CLI {
 class App;
@@ -45,7 +47,7 @@ struct Command {
 inline constexpr Command kCommands[] = {
     {"check", "Preflight G1-G10 and the recipe checks (the default command)", add_check_command},
     {"explain", "What a check or a symptom means, its cause and its fix", add_explain_command},
-    {"snapshot", "Record every reading to JSON; --diff two snapshots (nodes, before/after)",
+    {"snapshot", "Record every reading to JSON; --diff two of them (compare's rows, or --readings)",
      add_snapshot_command},
     {"mem", "Unified-memory accounting: what holds the memory, what is reclaimable, orphans",
      add_mem_command},
@@ -65,6 +67,11 @@ inline constexpr Command kCommands[] = {
     {"compare", "Name every difference between node snapshots that breaks a multi-node job",
      add_compare_command},
 };
+
+// `sparkdoc compare PATHS` (files, folders, "-"), its text or JSON on stdout and its exit
+// status; `command` names the command in its error lines ("compare", "snapshot --diff").
+int compare_snapshots(const std::vector<std::string>& paths, bool json, bool all,
+                      std::string_view command);
 
 // Prints one line to stderr when an earlier run's journal was never restored (tune's
 // unrestored_journal_notice), looking under the chosen subcommand's --root when it has one.

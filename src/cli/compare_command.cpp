@@ -79,32 +79,32 @@ Result<std::vector<compare::Input>> gather(const std::vector<std::string>& args)
   return inputs;
 }
 
-int run_compare(const CompareFlags& flags) {
-  auto inputs = gather(flags.inputs);
+}  // namespace
+
+int compare_snapshots(const std::vector<std::string>& paths, bool json, bool all,
+                      std::string_view command) {
+  auto inputs = gather(paths);
   if (!inputs) {
-    std::cerr << "sparkdoc compare: " << inputs.error().message << "\n";
+    std::cerr << "sparkdoc " << command << ": " << inputs.error().message << "\n";
     return kExitUsage;
   }
   compare::NodeSet set = compare::read_nodes(*inputs);
   for (const auto& p : set.problems) {
-    std::cerr << "sparkdoc compare: " << p.node << ": " << p.message << "\n";
+    std::cerr << "sparkdoc " << command << ": " << p.node << ": " << p.message << "\n";
   }
   if (set.nodes.size() < 2) {
-    std::cerr << fmt::format(
-        "sparkdoc compare: {} snapshot{} read; comparing needs two or more nodes\n",
-        set.nodes.size(), set.nodes.size() == 1 ? "" : "s");
+    std::cerr << fmt::format("sparkdoc {}: {} snapshot{} read; comparing needs two or more nodes\n",
+                             command, set.nodes.size(), set.nodes.size() == 1 ? "" : "s");
     return kExitUsage;
   }
   compare::Comparison comparison = compare::compare_nodes(set.nodes);
-  if (flags.json) {
-    std::cout << compare::render_compare_json(comparison, set.problems, flags.all).dump(2) << "\n";
+  if (json) {
+    std::cout << compare::render_compare_json(comparison, set.problems, all).dump(2) << "\n";
   } else {
-    std::cout << compare::render_compare_text(comparison, flags.all);
+    std::cout << compare::render_compare_text(comparison, all);
   }
   return compare::breaks_job(comparison) ? kExitBlocked : kExitReady;
 }
-
-}  // namespace
 
 std::function<int()> add_compare_command(CLI::App& app) {
   auto flags = std::make_shared<CompareFlags>();
@@ -142,7 +142,7 @@ std::function<int()> add_compare_command(CLI::App& app) {
       ->type_name("SNAP");
   cmd->add_flag("--json", flags->json, "Write the rows as JSON to stdout");
   cmd->add_flag("--all", flags->all, "Show the readings that agree as well");
-  return [flags]() { return run_compare(*flags); };
+  return [flags]() { return compare_snapshots(flags->inputs, flags->json, flags->all, "compare"); };
 }
 
 }  // namespace sparkdoc::cli

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "capture/capture.h"
 #include "cli/capture_flags.h"
@@ -19,10 +20,14 @@ struct SnapshotFlags {
   CaptureFlags capture;
   std::string output;
   std::vector<std::string> diff;
+  bool readings = false;
+  bool all = false;
+  bool json = false;
 };
 
-// Prints one line per reading that differs: "~ /gpu/nvml/devices/0/temperature_c: 45 -> 61".
-int run_diff(const std::string& a_path, const std::string& b_path) {
+// Prints one line per reading that differs: "~ /gpu/nvml/devices/0/temperature_c: 45 -> 61",
+// the moment-to-moment ones left out unless `all`. Exit 1 when one is shown.
+int run_readings_diff(const std::string& a_path, const std::string& b_path, bool all, bool json) {
   auto a = load_snapshot_file(a_path);
   auto b = load_snapshot_file(b_path);
   if (!a || !b) {
@@ -30,8 +35,15 @@ int run_diff(const std::string& a_path, const std::string& b_path) {
               << "\n";
     return kExitUsage;
   }
-  std::cout << compare::render_diff_text(compare::diff_snapshots(*a, *b), a_path, b_path);
-  return kExitReady;
+  uint64_t mem_total = a->meminfo ? a->meminfo.value().mem_total_bytes : 0;
+  compare::DiffReport report =
+      compare::select_differences(compare::diff_snapshots(*a, *b), mem_total, all);
+  if (json) {
+    std::cout << compare::render_diff_json(report, a_path, b_path).dump(2) << "\n";
+  } else {
+    std::cout << compare::render_diff_text(report, a_path, b_path);
+  }
+  return report.shown.empty() ? kExitReady : kExitBlocked;
 }
 
 int run_snapshot(const SnapshotFlags& flags) {
@@ -40,7 +52,14 @@ int run_snapshot(const SnapshotFlags& flags) {
       std::cerr << "sparkdoc snapshot --diff takes two snapshot files\n";
       return kExitUsage;
     }
-    return run_diff(flags.diff[0], flags.diff[1]);
+    if (!flags.readings)
+      return compare_snapshots(flags.diff, flags.json, flags.all, "snapshot --diff");
+    return run_readings_diff(flags.diff[0], flags.diff[1], flags.all, flags.json);
+  }
+  if (flags.readings || flags.all || flags.json) {
+    std::cerr << "sparkdoc snapshot: --readings, --all and --json go with --diff A B (a snapshot "
+                 "is JSON already)\n";
+    return kExitUsage;
   }
   Snapshot snapshot = capture_live(flags.capture.options(), "snapshot");
   std::string text = snapshot_to_text(snapshot);
@@ -70,9 +89,20 @@ std::function<int()> add_snapshot_command(CLI::App& app) {
       "recorded.");
   cmd->add_option("-o,--output", flags->output, "Write to FILE instead of stdout")
       ->type_name("FILE");
-  cmd->add_option("--diff", flags->diff, "Compare two snapshot files: --diff A.json B.json")
+  cmd->add_option("--diff", flags->diff,
+                  "Compare two snapshot files: --diff A.json B.json is `sparkdoc compare A.json "
+                  "B.json` (the readings that matter, each with its severity; exit 1 when one "
+                  "breaks a multi-node job)")
       ->expected(2)
       ->type_name("FILE");
+  cmd->add_flag("--readings", flags->readings,
+                "With --diff: every reading that differs instead, by its JSON pointer, leaving "
+                "out what differs from moment to moment on any machine (timings, memory figures "
+                "within 1 %); exit 1 when one differs");
+  cmd->add_flag("--all", flags->all,
+                "With --diff: the readings that agree as well; with --readings, the "
+                "moment-to-moment ones too");
+  cmd->add_flag("--json", flags->json, "With --diff: write the differences as JSON");
   flags->capture.add_to(*cmd);
   return [flags]() { return run_snapshot(*flags); };
 }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -26,7 +27,49 @@ std::string added_path(const std::string& path, const json& a,
   return parent + "/" + std::to_string(it->second++);
 }
 
+const char* change_name(Change change) {
+  switch (change) {
+    case Change::kChanged:
+      return "changed";
+    case Change::kAdded:
+      return "added";
+    case Change::kRemoved:
+      return "removed";
+  }
+  return "changed";
+}
+
+json parsed_or_null(const std::string& text) {
+  if (text.empty()) return nullptr;
+  return json::parse(text, nullptr, false);
+}
+
 }  // namespace
+
+bool is_moment_to_moment(const Difference& d, uint64_t mem_total_bytes) {
+  if (d.path.starts_with("/timings_ms/") || d.path.ends_with("/elapsed_ms")) return true;
+  if (!d.path.starts_with("/meminfo/") || d.change != Change::kChanged || mem_total_bytes == 0) {
+    return false;
+  }
+  json before = json::parse(d.before, nullptr, false);
+  json after = json::parse(d.after, nullptr, false);
+  if (!before.is_number() || !after.is_number()) return false;
+  double moved = std::abs(after.get<double>() - before.get<double>());
+  return moved < 0.01 * static_cast<double>(mem_total_bytes);
+}
+
+DiffReport select_differences(std::vector<Difference> differences, uint64_t mem_total_bytes,
+                              bool all) {
+  DiffReport report;
+  for (auto& d : differences) {
+    if (!all && is_moment_to_moment(d, mem_total_bytes)) {
+      ++report.left_out;
+    } else {
+      report.shown.push_back(std::move(d));
+    }
+  }
+  return report;
+}
 
 std::vector<Difference> diff_snapshots(const Snapshot& a, const Snapshot& b) {
   json ja = snapshot_to_json(a);
@@ -77,6 +120,31 @@ std::string render_diff_text(const std::vector<Difference>& differences, const s
   out +=
       fmt::format("{} reading(s) differ between {} and {}\n", differences.size(), a_name, b_name);
   return out;
+}
+
+std::string render_diff_text(const DiffReport& report, const std::string& a_name,
+                             const std::string& b_name) {
+  std::string out = render_diff_text(report.shown, a_name, b_name);
+  if (report.left_out > 0) {
+    out += fmt::format(
+        "{} more differ from moment to moment on any machine (the probes' timings, memory "
+        "figures that moved by less than 1 %) and are left out; --all shows them\n",
+        report.left_out);
+  }
+  return out;
+}
+
+json render_diff_json(const DiffReport& report, const std::string& a_name,
+                      const std::string& b_name) {
+  json differences = json::array();
+  for (const auto& d : report.shown) {
+    differences.push_back({{"change", change_name(d.change)},
+                           {"path", d.path},
+                           {"before", parsed_or_null(d.before)},
+                           {"after", parsed_or_null(d.after)}});
+  }
+  return {
+      {"a", a_name}, {"b", b_name}, {"differences", differences}, {"left_out", report.left_out}};
 }
 
 }  // namespace sparkdoc::compare

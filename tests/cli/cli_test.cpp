@@ -169,17 +169,41 @@ TEST(Cli, OnlySelectsChecks) {
   EXPECT_THAT(r.out, ::testing::Not(::testing::HasSubstr("G1 ")));
 }
 
-TEST(Cli, SnapshotDiffNamesEveryDifferingReading) {
+// `snapshot --diff` was every reading, timings and meminfo jitter included, and exit 0 on any
+// difference (issue 18): it is `sparkdoc compare` now, and --readings lists the readings.
+TEST(Cli, SnapshotDiffIsCompareAndReadingsListsTheRest) {
   Outcome same =
       run("snapshot --diff " + fixture("h200-busy.json") + " " + fixture("h200-busy.json"));
   EXPECT_EQ(same.status, 0) << same.out;
-  EXPECT_THAT(same.out, ::testing::HasSubstr("0 reading(s) differ between "));
-  Outcome two =
-      run("snapshot --diff " + fixture("h200-idle.json") + " " + fixture("h200-busy.json"));
-  EXPECT_EQ(two.status, 0) << two.out;
+  EXPECT_THAT(same.out, ::testing::HasSubstr("No reading differs between the 2 nodes"));
+  Outcome compared = run_stdout("snapshot --diff " + fixture("gb10-healthy-ngc.json") + " " +
+                                fixture("h200-busy.json"));
+  Outcome direct =
+      run_stdout("compare " + fixture("gb10-healthy-ngc.json") + " " + fixture("h200-busy.json"));
+  EXPECT_EQ(compared.status, direct.status);
+  EXPECT_EQ(compared.out, direct.out);
+  EXPECT_THAT(compared.out, ::testing::HasSubstr("BREAKS"));
+
+  Outcome two = run("snapshot --diff " + fixture("h200-idle.json") + " " +
+                    fixture("h200-busy.json") + " --readings");
+  EXPECT_EQ(two.status, 1) << two.out;
   EXPECT_THAT(two.out, ::testing::StartsWith("~ /gpu/nvml/devices/0/"));
   EXPECT_THAT(two.out, ::testing::HasSubstr(" -> "));
+  Outcome json = run_stdout("snapshot --diff " + fixture("h200-idle.json") + " " +
+                            fixture("h200-busy.json") + " --readings --json");
+  EXPECT_EQ(json.status, 1);
+  auto parsed = nlohmann::json::parse(json.out, nullptr, false);
+  ASSERT_TRUE(parsed.is_object()) << json.out;
+  EXPECT_FALSE(parsed["differences"].empty());
+  Outcome none = run("snapshot --diff " + fixture("h200-busy.json") + " " +
+                     fixture("h200-busy.json") + " --readings");
+  EXPECT_EQ(none.status, 0) << none.out;
+
   EXPECT_EQ(run("snapshot --diff " + fixture("h200-idle.json") + " /nonexistent/b.json").status, 2);
+  EXPECT_EQ(run("snapshot --diff " + fixture("h200-idle.json") + " /nonexistent/b.json --readings")
+                .status,
+            2);
+  EXPECT_EQ(run("snapshot --json").status, 2);
 }
 
 TEST(Cli, UsageErrorsExitTwo) {

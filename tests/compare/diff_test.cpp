@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "golden.h"
@@ -27,7 +28,7 @@ TEST(SnapshotDiff, TheTimeTakenIsNoDifference) {
   Snapshot b = a;
   b.taken_at = "2031-01-01T00:00:00Z";
   EXPECT_THAT(diff_snapshots(a, b), IsEmpty());
-  EXPECT_EQ(render_diff_text({}, "a.json", "b.json"),
+  EXPECT_EQ(render_diff_text(std::vector<Difference>{}, "a.json", "b.json"),
             "0 reading(s) differ between a.json and b.json\n");
 }
 
@@ -85,6 +86,42 @@ TEST(SnapshotDiff, TwoMachinesDifferInTheirGpus) {
   EXPECT_TRUE(names_a_gpu);
   EXPECT_THAT(render_diff_text(d, "spark", "h200"),
               HasSubstr(std::to_string(d.size()) + " reading(s) differ between spark and h200\n"));
+}
+
+// Two snapshots of an idle machine two seconds apart differed in 20 readings, all of them the
+// probes' timings and meminfo figures moving by kilobytes (issue 18): they are left out.
+TEST(SnapshotDiff, MomentToMomentReadingsAreLeftOutAndCounted) {
+  Snapshot a = load("h200-busy.json");
+  Snapshot b = a;
+  b.timings_ms["audit"] += 3.5;
+  b.meminfo->mem_free_bytes -= 4096 * 100;
+  uint64_t total = a.meminfo->mem_total_bytes;
+  DiffReport jitter = select_differences(diff_snapshots(a, b), total, false);
+  EXPECT_THAT(jitter.shown, IsEmpty());
+  EXPECT_EQ(jitter.left_out, 2u);
+  EXPECT_THAT(render_diff_text(jitter, "a", "b"),
+              HasSubstr("0 reading(s) differ between a and b\n2 more differ from moment to "
+                        "moment"));
+  EXPECT_EQ(select_differences(diff_snapshots(a, b), total, true).shown.size(), 2u);
+  // A move of 1 % of the memory or more is a reading, as is any meminfo change when the
+  // total is unknown.
+  b.meminfo->mem_available_bytes -= total / 50;
+  DiffReport real = select_differences(diff_snapshots(a, b), total, false);
+  ASSERT_EQ(real.shown.size(), 1u);
+  EXPECT_EQ(real.shown[0].path, "/meminfo/mem_available_bytes");
+  EXPECT_EQ(select_differences(diff_snapshots(a, b), 0, false).shown.size(), 2u);
+}
+
+TEST(SnapshotDiff, JsonHoldsTheValuesThemselves) {
+  Snapshot a = load("h200-busy.json");
+  Snapshot b = a;
+  b.meminfo->mem_available_bytes = 1000;
+  auto j = render_diff_json(select_differences(diff_snapshots(a, b), 0, false), "a", "b");
+  ASSERT_EQ(j["differences"].size(), 1u);
+  EXPECT_EQ(j["differences"][0]["change"], "changed");
+  EXPECT_EQ(j["differences"][0]["after"], 1000);
+  EXPECT_EQ(j["differences"][0]["before"], a.meminfo->mem_available_bytes);
+  EXPECT_EQ(j["left_out"], 0);
 }
 
 }  // namespace
