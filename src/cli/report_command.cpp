@@ -6,6 +6,7 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "cli/commands.h"
 #include "core/fs.h"
@@ -13,6 +14,7 @@
 #include "report/run_page.h"
 #include "report/run_summary.h"
 #include "runlog/reader.h"
+#include "watch/detectors.h"
 
 namespace sparkdoc::cli {
 namespace {
@@ -24,13 +26,39 @@ struct ReportFlags {
   bool json = false;
 };
 
+// A log with samples and not one event was written without watch's detectors (an older
+// sparkdoc, another writer, a sidecar stopped before it judged): a run that ended at 2.5 GB
+// available would read "No events". Its samples are judged again by the same pure detectors
+// (watch/detectors.h: a recorded log gives the events the live run would have), and the
+// returned note says so. Nothing is judged again in a log that has events: they are the live
+// run's.
+std::optional<std::string> judge_again(runlog::RunLog& log) {
+  if (!log.events.empty() || log.samples.empty()) return std::nullopt;
+  runlog::LogHeader header = log.header ? *log.header : runlog::LogHeader{};
+  log.events = watch::detect(watch::detector_config(header), log.samples);
+  size_t warn = 0;
+  for (const auto& e : log.events) warn += e.severity == runlog::EventSeverity::kWarn ? 1 : 0;
+  if (log.events.empty()) {
+    return fmt::format(
+        "The log holds no events; its {} samples were judged again by this sparkdoc's watch "
+        "detectors, and none fired.",
+        log.samples.size());
+  }
+  return fmt::format(
+      "The log holds no events; its {} samples were judged again by this sparkdoc's watch "
+      "detectors: {} event{} ({} warn), not written by the run itself.",
+      log.samples.size(), log.events.size(), log.events.size() == 1 ? "" : "s", warn);
+}
+
 int run_report(const ReportFlags& flags) {
   auto log = runlog::read_log(flags.log);
   if (!log) {
     std::cerr << "sparkdoc report: " << log.error().message << "\n";
     return kExitUsage;
   }
+  std::optional<std::string> judged_again = judge_again(*log);
   facts::RunSummary summary = facts::summarize_run(*log);
+  if (judged_again) summary.notes.push_back(*judged_again);
   if (!flags.output.empty()) {
     report::RunPageOptions options;
     options.title = flags.title;

@@ -57,6 +57,7 @@ struct Marker {
   double x = 0;
   std::string css;  // "warn", "info", "drop"
   std::string title;
+  std::string label;  // the event's number in the events table; "" for a cache drop
 };
 
 struct Chart {
@@ -232,14 +233,23 @@ std::string render_chart(const Chart& input, const std::vector<Marker>& events, 
   // Markers under the lines.
   std::vector<Marker> markers = events;
   markers.insert(markers.end(), chart.extra_markers.begin(), chart.extra_markers.end());
+  size_t label_row = 0;
   for (const auto& m : markers) {
     if (m.x < xr.lo || m.x > xr.hi) continue;
     double x = px(m.x);
+    // The event's number at the top of its line, staggered over three rows so that events
+    // close in time stay readable; the events table below has the same numbers.
+    std::string label;
+    if (!m.label.empty()) {
+      double y = kTop + 11 + 12 * static_cast<double>(label_row++ % 3);
+      label = fmt::format("<text class=\"evn\" x=\"{}\" y=\"{}\">{}</text>", num(x + 3), num(y),
+                          html_escape(m.label));
+    }
     out += fmt::format(
         "<g class=\"ev {}\"><title>{}</title><line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>"
-        "<line class=\"hit\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/></g>\n",
+        "<line class=\"hit\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>{}</g>\n",
         m.css, html_escape(m.title), num(x), num(kTop), num(x), num(kTop + kPlotH), num(x),
-        num(kTop), num(x), num(kTop + kPlotH));
+        num(kTop), num(x), num(kTop + kPlotH), label);
   }
   // Lines, broken where a value is missing; a lone value is a dot.
   for (const auto& s : chart.series) {
@@ -412,10 +422,25 @@ Chart process_chart(const RunLog& log, double origin) {
   return c;
 }
 
-std::string tile(std::string_view label, const std::string& value, std::string_view css = "") {
+// `why` is shown under a value that is "?": what the log lacks for it.
+std::string tile(std::string_view label, const std::string& value, std::string_view css = "",
+                 std::string_view why = "") {
   return fmt::format(
-      "<div class=\"tile{}{}\"><div class=\"v\">{}</div><div class=\"k\">{}</div></div>\n",
-      css.empty() ? "" : " ", css, html_escape(value), html_escape(label));
+      "<div class=\"tile{}{}\"><div class=\"v\">{}</div><div class=\"k\">{}</div>{}</div>\n",
+      css.empty() ? "" : " ", css, html_escape(value), html_escape(label),
+      why.empty() ? "" : fmt::format("<div class=\"why\">{}</div>", html_escape(why)));
+}
+
+// Why a tile has no value: the log's samples did not read what it needs.
+std::string missing(const RunLog& log, std::string_view what) {
+  if (log.samples.empty()) return "no telemetry in this log";
+  return fmt::format("none of the {} samples read {}", log.samples.size(), what);
+}
+
+// A tile with the value, or "?" and why.
+std::string tile_or_why(std::string_view label, const std::optional<std::string>& value,
+                        const std::string& why, std::string_view css = "") {
+  return value ? tile(label, *value, css) : tile(label, "?", "", why);
 }
 
 std::string row(std::string_view key, const std::string& value) {
@@ -448,7 +473,7 @@ table.facts th{text-align:left;padding:3px 12px 3px 0;color:#5b6475;font-weight:
 table.facts td{padding:3px 0}
 table.events{width:100%;border:1px solid #dde1e7}
 table.events th,table.events td{padding:4px 8px;border-bottom:1px solid #eef0f3;text-align:left;vertical-align:top}
-tr.warn td:nth-child(2){color:#c0392b;font-weight:600}
+tr.warn td:nth-child(3){color:#c0392b;font-weight:600}
 .chart{background:#fff;border:1px solid #dde1e7;border-radius:8px;padding:12px;margin:14px 0}
 svg{width:100%;height:auto;display:block}
 svg text{font-size:11px;fill:#5b6475}
@@ -466,6 +491,10 @@ svg .ev.warn line{stroke:#d62728}
 svg .ev.info line{stroke:#1f77b4}
 svg .ev.drop line{stroke:#9aa3b2;stroke-dasharray:1 3}
 svg .ev line.hit{stroke:transparent;stroke-width:9;stroke-dasharray:none}
+svg .ev text.evn{font-size:10px;font-weight:600}
+svg .ev.warn text.evn{fill:#d62728}
+svg .ev.info text.evn{fill:#1f77b4}
+.tile .why{font-size:11px;color:#7a4b00;margin-top:4px}
 .note,.empty{font-size:13px;color:#5b6475;margin:4px 0}
 footer{font-size:12px;color:#5b6475;margin:20px 0}
 )";
@@ -515,11 +544,13 @@ std::string render_run_page(const RunLog& log, const facts::RunSummary& s,
   if (!(xr.hi > xr.lo)) xr.hi = xr.lo + 1;
 
   std::vector<Marker> events;
-  for (const auto& e : log.events) {
+  for (size_t i = 0; i < log.events.size(); ++i) {
+    const auto& e = log.events[i];
     std::string gpu = e.gpu ? fmt::format(" GPU {}", *e.gpu) : "";
-    events.push_back(
-        Marker{e.ts - origin, std::string(runlog::severity_name(e.severity)),
-               fmt::format("{} {}{}: {}", format_elapsed(e.ts - origin), e.kind, gpu, e.message)});
+    events.push_back(Marker{e.ts - origin, std::string(runlog::severity_name(e.severity)),
+                            fmt::format("{}. {} {}{}: {}", i + 1, format_elapsed(e.ts - origin),
+                                        e.kind, gpu, e.message),
+                            std::to_string(i + 1)});
   }
 
   std::vector<Chart> charts;
@@ -578,7 +609,8 @@ std::string render_run_page(const RunLog& log, const facts::RunSummary& s,
       c.extra_markers.push_back(
           Marker{d.ts - origin, "drop",
                  fmt::format("{} page cache dropped{}", format_elapsed(d.ts - origin),
-                             d.ok ? "" : " (failed: " + d.error + ")")});
+                             d.ok ? "" : " (failed: " + d.error + ")"),
+                 ""});
     }
     charts.push_back(std::move(c));
   }
@@ -613,19 +645,30 @@ std::string render_run_page(const RunLog& log, const facts::RunSummary& s,
                               : std::to_string(s.end->exit_status),
                 s.end->exit_status != 0 ? "warn" : "");
   }
-  out += tile("duration", s.duration_s ? format_duration(*s.duration_s) : "?");
-  out += tile("peak GPU memory", s.peak_gpu_mem_bytes ? format_gb(*s.peak_gpu_mem_bytes) : "?");
-  out += tile("peak host memory used",
-              s.peak_host_used_bytes ? format_gb(*s.peak_host_used_bytes) : "?");
-  out += tile("power-capped", s.power_capped_s ? format_duration(*s.power_capped_s) : "?",
-              s.power_capped_s && *s.power_capped_s > 0 ? "warn" : "");
-  out += tile("slowed (thermal)", s.slowed_s ? format_duration(*s.slowed_s) : "?",
-              s.slowed_s && *s.slowed_s > 0 ? "warn" : "");
+  auto shown = [](const auto& v, auto format) -> std::optional<std::string> {
+    if (!v) return std::nullopt;
+    return format(*v);
+  };
+  auto as_gb = [](uint64_t bytes) { return format_gb(bytes); };
+  auto as_duration = [](double seconds) { return format_duration(seconds); };
+  out += tile_or_why("duration", shown(s.duration_s, as_duration), "the log has no timed record");
+  out += tile_or_why("peak GPU memory", shown(s.peak_gpu_mem_bytes, as_gb),
+                     missing(log, "GPU memory (the device's figure or any process's)"));
+  out += tile_or_why("peak host memory used", shown(s.peak_host_used_bytes, as_gb),
+                     missing(log, "host memory"));
+  out += tile_or_why("power-capped", shown(s.power_capped_s, as_duration),
+                     missing(log, "clock-event counters or reasons"),
+                     s.power_capped_s && *s.power_capped_s > 0 ? "warn" : "");
+  out += tile_or_why("slowed (thermal)", shown(s.slowed_s, as_duration),
+                     missing(log, "clock-event counters or reasons"),
+                     s.slowed_s && *s.slowed_s > 0 ? "warn" : "");
   std::optional<double> max_temp;
   for (const auto& g : s.gpus) {
     if (g.max_temp_c) max_temp = std::max(max_temp.value_or(-1e9), *g.max_temp_c);
   }
-  out += tile("max GPU temperature", max_temp ? fmt::format("{:.0f} \u00b0C", *max_temp) : "?");
+  out += tile_or_why("max GPU temperature",
+                     shown(max_temp, [](double t) { return fmt::format("{:.0f} \u00b0C", t); }),
+                     missing(log, "a GPU temperature"));
   out += tile("events (warn)", fmt::format("{} ({})", s.events.size(), s.warn_events),
               s.warn_events > 0 ? "warn" : "");
   out += "</div>\n";
@@ -685,12 +728,14 @@ std::string render_run_page(const RunLog& log, const facts::RunSummary& s,
                        log.samples.empty() ? "No telemetry in this log." : "No events.");
   } else {
     out +=
-        "<table class=\"events\">\n<tr><th>time</th><th>severity</th><th>kind</th>"
+        "<table class=\"events\">\n<tr><th>#</th><th>time</th><th>severity</th><th>kind</th>"
         "<th>GPU</th><th>message</th></tr>\n";
-    for (const auto& e : log.events) {
+    for (size_t i = 0; i < log.events.size(); ++i) {
+      const auto& e = log.events[i];
       out += fmt::format(
-          "<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-          runlog::severity_name(e.severity), format_elapsed(e.ts - origin),
+          "<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+          "</tr>\n",
+          runlog::severity_name(e.severity), i + 1, format_elapsed(e.ts - origin),
           runlog::severity_name(e.severity), html_escape(e.kind),
           e.gpu ? std::to_string(*e.gpu) : "", html_escape(e.message));
     }

@@ -77,6 +77,35 @@ TEST(Html, IsSelfContainedAndEscapesText) {
   EXPECT_THAT(html, Not(HasSubstr("@import")));
 }
 
+// A "?" tile said nothing of why (issue 18): it names what the samples lack.
+TEST(Html, AnUnknownTileSaysWhy) {
+  RunLog log = runlog::parse_log(
+      "{\"type\":\"sample\",\"ts\":0,\"gpus\":[{\"power_w\":50}]}\n"
+      "{\"type\":\"sample\",\"ts\":1,\"gpus\":[{\"power_w\":55}]}\n");
+  std::string html = render_run_page(log, facts::summarize_run(log), RunPageOptions{});
+  EXPECT_THAT(html, HasSubstr("<div class=\"v\">?</div><div class=\"k\">max GPU temperature</div>"
+                              "<div class=\"why\">none of the 2 samples read a GPU temperature"));
+  EXPECT_THAT(html, HasSubstr("none of the 2 samples read host memory"));
+  std::string empty = render_run_page(
+      runlog::parse_log(""), facts::summarize_run(runlog::parse_log("")), RunPageOptions{});
+  EXPECT_THAT(empty, HasSubstr("<div class=\"why\">no telemetry in this log</div>"));
+}
+
+// Event markers were unlabelled lines (issue 18): each carries its number in the events table.
+TEST(Html, EventMarkersAreNumberedAsInTheTable) {
+  RunLog log = runlog::parse_log(
+      "{\"type\":\"sample\",\"ts\":0,\"gpus\":[{\"power_w\":50}]}\n"
+      "{\"type\":\"event\",\"ts\":1,\"kind\":\"a\",\"severity\":\"warn\",\"message\":\"m\"}\n"
+      "{\"type\":\"event\",\"ts\":2,\"kind\":\"b\",\"severity\":\"info\",\"message\":\"n\"}\n"
+      "{\"type\":\"sample\",\"ts\":3,\"gpus\":[{\"power_w\":60}]}\n");
+  std::string html = render_run_page(log, facts::summarize_run(log), RunPageOptions{});
+  EXPECT_THAT(html, HasSubstr("<title>1. 0:01 a: m</title>"));
+  EXPECT_THAT(html, HasSubstr("<text class=\"evn\""));
+  EXPECT_THAT(html, HasSubstr(">2</text>"));
+  EXPECT_THAT(html, HasSubstr("<tr class=\"warn\"><td>1</td><td>0:01</td>"));
+  EXPECT_THAT(html, HasSubstr("<tr class=\"info\"><td>2</td><td>0:02</td>"));
+}
+
 TEST(Html, AMissingValueBreaksTheLine) {
   RunLog log = runlog::parse_log(
       "{\"type\":\"sample\",\"ts\":0,\"gpus\":[{\"power_w\":50}]}\n"
