@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <exception>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include "elf/byte_source.h"
 #include "elf/bytes.h"
@@ -62,7 +64,74 @@ SectionHeader section_at(Bytes image, uint64_t at, const Layout& layout) {
   return header;
 }
 
+bool is_sm_target(std::string_view token) {
+  if (!token.starts_with("sm_") || token.size() < 5) return false;
+  size_t digits = 0;
+  while (3 + digits < token.size() && token[3 + digits] >= '0' && token[3 + digits] <= '9') {
+    ++digits;
+  }
+  if (digits < 2) return false;
+  std::string_view rest = token.substr(3 + digits);
+  return rest.empty() || rest == "a" || rest == "f";
+}
+
 }  // namespace
+
+bool CubinInfo::family_specific() const {
+  return !arch_specific && build_arch == fmt::format("sm_{}f", sm);
+}
+
+std::string tkinfo_build_arch(std::span<const std::byte> desc) {
+  std::string_view text(reinterpret_cast<const char*>(desc.data()), desc.size());
+  // Every string of the descriptor, split at NULs and then at blanks: the option and its value
+  // are two words ("-arch sm_121f") or one ("-arch=sm_121f", "--gpu-name=sm_121f").
+  bool next_is_value = false;
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t end = text.find_first_of(std::string_view("\0 \t", 3), at);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view word = text.substr(at, end - at);
+    at = end + 1;
+    if (word.empty()) continue;
+    if (next_is_value) {
+      if (is_sm_target(word)) return std::string(word);
+      next_is_value = false;
+    }
+    if (word == "-arch" || word == "--gpu-name" || word == "-gpu-name") {
+      next_is_value = true;
+      continue;
+    }
+    for (std::string_view option : {"-arch=", "--gpu-name=", "-gpu-name="}) {
+      if (word.starts_with(option) && is_sm_target(word.substr(option.size()))) {
+        return std::string(word.substr(option.size()));
+      }
+    }
+  }
+  return "";
+}
+
+std::string notes_build_arch(std::span<const std::byte> notes) {
+  constexpr std::string_view kOwner("NVIDIA Corp\0", 12);
+  uint64_t at = 0;
+  const uint64_t size = notes.size();
+  auto padded = [](uint64_t n) { return (n + 3) / 4 * 4; };
+  while (fits(size, at, 12)) {
+    const uint64_t name_bytes = bytes::u32(notes, at);
+    const uint64_t desc_bytes = bytes::u32(notes, at + 4);
+    const uint32_t type = bytes::u32(notes, at + 8);
+    const uint64_t name_at = at + 12;
+    if (!fits(size, name_at, padded(name_bytes))) return "";
+    const uint64_t desc_at = name_at + padded(name_bytes);
+    if (!fits(size, desc_at, desc_bytes)) return "";
+    std::string_view name(reinterpret_cast<const char*>(notes.data() + name_at), name_bytes);
+    if (type == kNoteNvToolkitInfo && name == kOwner) {
+      return tkinfo_build_arch(notes.subspan(desc_at, desc_bytes));
+    }
+    if (!fits(size, desc_at, padded(desc_bytes))) return "";
+    at = desc_at + padded(desc_bytes);
+  }
+  return "";
+}
 
 std::optional<uint32_t> find_compat_attribute(std::span<const std::byte> records,
                                               uint8_t attribute) {
@@ -101,7 +170,8 @@ std::optional<uint32_t> find_compat_attribute(std::span<const std::byte> records
   return std::nullopt;
 }
 
-Result<CubinInfo> inspect_cubin_at(ByteSource& source, uint64_t at, uint64_t size) {
+Result<CubinInfo> inspect_cubin_at(ByteSource& source, uint64_t at, uint64_t size,
+                                   bool read_build_note) {
   if (!fits(source.size(), at, size)) {
     return fail(fmt::format("{}-byte cubin at offset {:#x} lies beyond the end", size, at));
   }
@@ -167,6 +237,7 @@ Result<CubinInfo> inspect_cubin_at(ByteSource& source, uint64_t at, uint64_t siz
   }
 
   std::optional<SectionHeader> compat;
+  std::vector<SectionHeader> notes;
   if (shnum > 1) {
     auto table = source.fetch(at + shoff, shnum * shentsize);
     if (!table) return tl::unexpected(std::move(table.error()));
@@ -174,7 +245,18 @@ Result<CubinInfo> inspect_cubin_at(ByteSource& source, uint64_t at, uint64_t siz
       const SectionHeader section = section_at(*table, i * shentsize, layout);
       if ((section.flags & kShfExecinstr) != 0 && section.size > 0) info.has_code = true;
       if (section.type == kShtCudaCompat && !compat) compat = section;
+      if (read_build_note && section.type == kShtNote && notes.size() < 8) {
+        notes.push_back(section);
+      }
     }
+  }
+  // A note outside the image is no error: the note is informational and cuobjdump ignores it.
+  for (const SectionHeader& note : notes) {
+    if (!fits(size, note.offset, note.size) || note.size > kMaxTableBytes) continue;
+    auto bytes = source.fetch(at + note.offset, note.size);
+    if (!bytes) return tl::unexpected(std::move(bytes.error()));
+    info.build_arch = notes_build_arch(*bytes);
+    if (!info.build_arch.empty()) break;
   }
   if (compat) {
     if (!fits(size, compat->offset, compat->size) || compat->size > kMaxTableBytes) {
@@ -191,10 +273,10 @@ Result<CubinInfo> inspect_cubin_at(ByteSource& source, uint64_t at, uint64_t siz
   return info;
 }
 
-Result<CubinInfo> inspect_cubin(std::span<const std::byte> image) {
+Result<CubinInfo> inspect_cubin(std::span<const std::byte> image, bool read_build_note) {
   try {
     MemorySource source(image);
-    return inspect_cubin_at(source, 0, image.size());
+    return inspect_cubin_at(source, 0, image.size(), read_build_note);
   } catch (const std::exception& e) {
     return fail(fmt::format("cubin: {}", e.what()));
   }

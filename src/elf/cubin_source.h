@@ -12,6 +12,7 @@ namespace sparkdoc::elf {
 
 // The cubin occupying [at, at + size) of `source`; the same checks and errors as
 // inspect_cubin, with offsets relative to `at`.
-Result<CubinInfo> inspect_cubin_at(ByteSource& source, uint64_t at, uint64_t size);
+Result<CubinInfo> inspect_cubin_at(ByteSource& source, uint64_t at, uint64_t size,
+                                   bool read_build_note = false);
 
 }  // namespace sparkdoc::elf

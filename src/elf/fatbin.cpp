@@ -229,7 +229,7 @@ uint16_t u16_in_order(Bytes data, uint64_t at, bool big_endian) {
 }
 
 Result<void> bare_cubin(ByteSource& source, std::string_view name, const GpuCodeSink& sink) {
-  auto cubin = inspect_cubin_at(source, 0, source.size());
+  auto cubin = inspect_cubin_at(source, 0, source.size(), /*read_build_note=*/true);
   if (!cubin) return fail(fmt::format("{}: {}", name, cubin.error().message));
   FatbinEntry entry;
   entry.section = FatbinSection::kCubinFile;
@@ -238,6 +238,8 @@ Result<void> bare_cubin(ByteSource& source, std::string_view name, const GpuCode
   entry.kind = EntryKind::kElf;
   entry.arch = cubin->sm;
   entry.arch_specific = cubin->arch_specific;
+  // No header says 'f' for a bare cubin: its build note does (cubin.h).
+  entry.family_specific = cubin->family_specific();
   entry.cubin = *cubin;
   sink(nullptr, std::span<const FatbinEntry>(&entry, 1));
   return {};

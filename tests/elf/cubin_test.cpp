@@ -194,5 +194,62 @@ TEST(FindCompatAttribute, RecordFormats) {
   EXPECT_FALSE(find_compat_attribute(as_bytes(records).first(14), 0x09).has_value());
 }
 
+// The descriptor of the note ptxas 13.0 writes (bytes of sm121f.cubin's .note.nv.tkinfo): a
+// header of six words, then "ptxas", the toolkit release, the build and the options.
+std::string tkinfo_note(std::string_view options, uint32_t type = 2000,
+                        std::string_view owner = std::string_view("NVIDIA Corp\0", 12)) {
+  std::string strings =
+      std::string("\0ptxas\0Cuda compilation tools, release 13.0, V13.0.88\0", 55) +
+      "Build cuda_13.0.r13.0/compiler.36424714_0" + std::string(1, '\0') + std::string(options) +
+      std::string(1, '\0');
+  std::string desc(24, '\0');
+  desc[0] = 2;
+  desc += strings;
+  while (desc.size() % 4 != 0) desc += '\0';
+  std::string note(12, '\0');
+  auto put = [&note](size_t at, uint32_t v) {
+    for (int i = 0; i < 4; ++i) note[at + i] = static_cast<char>(v >> (8 * i));
+  };
+  put(0, static_cast<uint32_t>(owner.size()));
+  put(4, static_cast<uint32_t>(desc.size()));
+  put(8, type);
+  note += owner;
+  while (note.size() % 4 != 0) note += '\0';
+  return note + desc;
+}
+
+std::span<const std::byte> as_span(const std::string& s) {
+  return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
+}
+
+TEST(BuildNote, TheArchOptionOfPtxasIsRead) {
+  EXPECT_EQ(notes_build_arch(as_span(tkinfo_note("-arch sm_121f -m 64 "))), "sm_121f");
+  EXPECT_EQ(notes_build_arch(as_span(tkinfo_note("-m 64 -arch=sm_120f"))), "sm_120f");
+  EXPECT_EQ(notes_build_arch(as_span(tkinfo_note("--gpu-name sm_90a -O3"))), "sm_90a");
+  EXPECT_EQ(notes_build_arch(as_span(tkinfo_note("-arch compute_90 -m 64"))), "");
+  EXPECT_EQ(notes_build_arch(as_span(tkinfo_note("-m 64"))), "");
+  // Another note type or owner is not read; a cut-off note reads as none.
+  EXPECT_EQ(notes_build_arch(as_span(tkinfo_note("-arch sm_121f", 1000))), "");
+  EXPECT_EQ(notes_build_arch(as_span(tkinfo_note("-arch sm_121f", 2000, "GNU\0"))), "");
+  std::string note = tkinfo_note("-arch sm_121f");
+  EXPECT_EQ(notes_build_arch(as_span(note.substr(0, note.size() - 40))), "");
+  // A note of another owner first, then NVIDIA's.
+  EXPECT_EQ(notes_build_arch(as_span(tkinfo_note("x", 2000, std::string_view("GNU\0", 4)) +
+                                     tkinfo_note("-arch sm_121f"))),
+            "sm_121f");
+}
+
+TEST(BuildNote, FamilyOnlyForTheCubinsOwnSmAndNeverWithA) {
+  CubinInfo info;
+  info.sm = 121;
+  info.build_arch = "sm_121f";
+  EXPECT_TRUE(info.family_specific());
+  info.build_arch = "sm_120f";
+  EXPECT_FALSE(info.family_specific());
+  info.build_arch = "sm_121f";
+  info.arch_specific = true;
+  EXPECT_FALSE(info.family_specific());
+}
+
 }  // namespace
 }  // namespace sparkdoc::elf

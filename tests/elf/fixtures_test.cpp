@@ -98,7 +98,7 @@ TEST_P(Golden, StreamedFactsEqualTheWholeFilesFacts) {
 INSTANTIATE_TEST_SUITE_P(Fixtures, Golden,
                          ::testing::Values("gencode.so", "zstd.so", "lz4.so", "rdc.o", "rdc.so",
                                            "family.fatbin", "sm120a.fatbin", "ptx90.fatbin",
-                                           "sm121a.cubin"),
+                                           "sm121a.cubin", "sm121f.cubin"),
                          [](const ::testing::TestParamInfo<const char*>& param) {
                            std::string name = param.param;
                            for (char& c : name) {
@@ -261,6 +261,25 @@ TEST(Fixtures, BareCubin) {
   EXPECT_EQ(judge(code, kGb10).run, RunVerdict::kSass);
   EXPECT_TRUE(judge(code, kGb10).nvfp4);
   EXPECT_EQ(judge(code, kRtx5090).run, RunVerdict::kDoesNotRun);
+}
+
+// A bare cubin of the sm_121f family (issue 18: read as plain sm_121, so not NVFP4-capable): its
+// .note.nv.tkinfo names the family; cuobjdump still lists it as sm_121 (its golden).
+TEST(Fixtures, BareFamilyCubinTakesTheFamilyFromItsBuildNote) {
+  const GpuCode code = read("sm121f.cubin");
+  // Listed as cuobjdump lists it; the audit's target is the family.
+  expect_entries(code, {{kElf, "sm_121", FatbinSection::kCubinFile, kNone}});
+  EXPECT_EQ(entry_target(code.entries[0]),
+            (audit::GpuTarget{121, audit::ArchVariant::kFamilySpecific}));
+  EXPECT_EQ(code.entries[0].cubin->build_arch, "sm_121f");
+  EXPECT_FALSE(code.entries[0].cubin->arch_specific);
+  EXPECT_EQ(judge(code, kGb10).run, RunVerdict::kSass);
+  EXPECT_TRUE(judge(code, kGb10).nvfp4);
+  EXPECT_EQ(judge(code, kRtx5090).run, RunVerdict::kDoesNotRun);
+  // The 'a' cubin's note says sm_121a: 'a' comes from .nv.compat, as before.
+  const GpuCode a = read("sm121a.cubin");
+  EXPECT_EQ(a.entries[0].cubin->build_arch, "sm_121a");
+  EXPECT_FALSE(a.entries[0].family_specific);
 }
 
 // The PTX ISA rule on fatbins made with this machine's nvcc 13.0: its PTX is ISA 9.0 whatever
