@@ -29,6 +29,8 @@ struct AuditFlags {
   bool json = false;
   bool all = false;
   bool list_elf = false;
+  bool matrix = false;
+  std::string html;
   unsigned threads = 0;
   std::vector<std::string> files;
 };
@@ -116,6 +118,10 @@ int run_audit_command(const AuditFlags& flags) {
   if (auto cuda = checks::driver_cuda_version(snapshot)) {
     checks::add_ptx_isa_notes(facts, *cuda, verdict);
   }
+  if (!flags.html.empty() &&
+      !write_html_page("sparkdoc audit", flags.html, report::render_audit_html(facts, verdict))) {
+    return kExitUsage;
+  }
   if (flags.json) {
     std::cout << report::render_audit_json(facts, verdict)
                      .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
@@ -124,6 +130,10 @@ int run_audit_command(const AuditFlags& flags) {
     report::AuditTextOptions render;
     render.all = flags.all;
     std::cout << report::render_audit_text(facts, verdict, render);
+    if (flags.matrix) {
+      std::string matrix = report::render_audit_matrix_text(facts, verdict);
+      std::cout << "\n" << (matrix.empty() ? "No package has GPU code.\n" : matrix);
+    }
   }
   std::cout.flush();
   return report::audit_exit_status(verdict);
@@ -150,6 +160,14 @@ std::function<int()> add_audit_command(CLI::App& app) {
                 "Write the audit and every file's needs and GPU code as JSON to stdout");
   cmd->add_flag("--all", flags->all,
                 "List every package with native code, not only those with GPU code or notes");
+  cmd->add_flag("--matrix", flags->matrix,
+                "After the list, the package x GPU matrix: for each package with GPU code and "
+                "each GPU generation (sm_80 to sm_121, and the target's), whether its code runs "
+                "as SASS, only as PTX (JIT-compiled at the first load) or not at all; the "
+                "target's column in [ ]");
+  cmd->add_option("--html", flags->html,
+                  "Also write the audit as a self-contained HTML page with the matrix")
+      ->type_name("FILE");
   cmd->add_flag("--list-elf", flags->list_elf,
                 "Print what `cuobjdump --list-elf --list-ptx FILE` prints for each FILE, byte "
                 "for byte (to cross-check); exit 255 for a single file with no GPU code, as "

@@ -73,6 +73,10 @@ inline constexpr Command kCommands[] = {
 int compare_snapshots(const std::vector<std::string>& paths, bool json, bool all,
                       std::string_view command);
 
+// Writes an HTML page that `--html FILE` asked for (core/fs.h write_file) and says so on stderr
+// ("sparkdoc mem: wrote FILE (12 KB)"); false, with the reason said, when it cannot.
+bool write_html_page(std::string_view command, const std::string& path, const std::string& html);
+
 // Prints one line to stderr when an earlier run's journal was never restored (tune's
 // unrestored_journal_notice), looking under the chosen subcommand's --root when it has one.
 // Not for `clean --restore`, which is the cure.

@@ -19,6 +19,7 @@ struct MemFlags {
   CaptureFlags capture;
   std::string snapshot_file;
   bool json = false;
+  std::string html;
 };
 
 int run_mem(const MemFlags& flags) {
@@ -39,6 +40,10 @@ int run_mem(const MemFlags& flags) {
     snapshot = capture(options);
   }
   mem::MemReport report = mem::account(snapshot, facts::classify_platform(snapshot), source);
+  if (!flags.html.empty() &&
+      !write_html_page("sparkdoc mem", flags.html, mem::render_mem_html(report))) {
+    return kExitUsage;
+  }
   if (flags.json) {
     std::cout << mem::render_mem_json(report).dump(2, ' ', false,
                                                    nlohmann::json::error_handler_t::replace)
@@ -59,13 +64,19 @@ std::function<int()> add_mem_command(CLI::App& app) {
       "Where the memory is: total, available by NVIDIA's rule for unified memory, page cache and "
       "how much of it is reclaimable, anonymous, hugepages, swap, pressure; the GPU view, GPU "
       "memory per process, holders of /dev/nvidia* that NVML does not list, and an estimate of "
-      "orphaned allocations with what to do about them. Changes nothing; exit 0, or 2 on a "
-      "usage error.");
+      "orphaned allocations with what to do about them. The memory is drawn first as one bar to "
+      "scale (GPU processes, what no process accounts for, page cache, the rest in use, free) "
+      "with a line where what is available begins; --html FILE draws it as a page. Changes "
+      "nothing; exit 0, or 2 on a usage error.");
   cmd->add_option("--snapshot", flags->snapshot_file,
                   "Account a snapshot recorded with `sparkdoc snapshot -o FILE` instead of this "
                   "machine")
       ->type_name("FILE");
   cmd->add_flag("--json", flags->json, "Write the accounting as JSON to stdout");
+  cmd->add_option("--html", flags->html,
+                  "Also write the accounting as a self-contained HTML page (the pool as a bar, "
+                  "each GPU, the processes; no network needed to view it)")
+      ->type_name("FILE");
   flags->capture.add_to(*cmd);
   return [flags]() { return run_mem(*flags); };
 }

@@ -11,6 +11,7 @@
 #include "cli/plan_inputs.h"
 #include "plan/locate.h"
 #include "plan/plan.h"
+#include "plan/render.h"
 
 namespace sparkdoc::cli {
 namespace {
@@ -53,6 +54,9 @@ int run_plan(const PlanFlags& flags) {
   auto t1 = std::chrono::steady_clock::now();
   if (machine->available) plan::judge_fit(*p, *machine->available);
   double plan_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
+  if (!flags.html.empty() && !write_html_page(me, flags.html, plan::render_plan_html(*p))) {
+    return kExitUsage;
+  }
   if (flags.json) {
     nlohmann::json j = plan::render_plan_json(*p);
     if (flags.timing) j["timing_ms"] = plan_ms;
@@ -78,7 +82,10 @@ std::function<int()> add_plan_command(CLI::App& app) {
       "ORG/NAME[@REVISION]), counts parameters exactly as PEFT's get_nb_trainable_parameters() "
       "(or Unsloth) reports them, and budgets weights, adapters, gradients, optimizer states, "
       "activations and the load-time peak against the memory available (this machine, a "
-      "snapshot, or --available). Training and the load must both fit. Exit 0 fits (or no memory "
+      "snapshot, or --available). Training and the load must both fit. The budget is drawn as "
+      "two bars to scale (training's peak, the load's peak) with the available line, and the "
+      "seq x batch frontier as a grid of what fits, what is tight and what does not; --html "
+      "FILE draws both as a page. Exit 0 fits (or no memory "
       "figure), 1 does not fit (training or the load), 2 usage or an error.\n"
       "Before the download: ORG/NAME that is neither a path here nor in the Hugging Face cache "
       "is planned from the Hub without its weights: config.json, the shard index and each "
@@ -192,6 +199,10 @@ std::function<int()> add_plan_command(CLI::App& app) {
   cmd->add_flag("--refresh", flags->refresh,
                 "Fetch a Hub model's headers again even when sparkdoc's cache holds them");
   cmd->add_flag("--json", flags->json, "Write the plan as JSON to stdout");
+  cmd->add_option("--html", flags->html,
+                  "Also write the plan as a self-contained HTML page (the budget's bars against "
+                  "the memory available, the seq x batch frontier)")
+      ->type_name("FILE");
   cmd->add_flag("--timing", flags->timing, "Report how long reading the headers and planning took");
   return [flags]() { return run_plan(*flags); };
 }

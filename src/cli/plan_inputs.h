@@ -47,6 +47,7 @@ struct PlanFlags {
   bool strict_size = false;
   bool json = false;
   bool timing = false;
+  std::string html;
   std::string revision;
   bool offline = false;
   bool refresh = false;

@@ -87,6 +87,15 @@ int run_report(const ReportFlags& flags) {
 
 }  // namespace
 
+bool write_html_page(std::string_view command, const std::string& path, const std::string& html) {
+  if (auto written = write_file(path, html); !written) {
+    std::cerr << command << ": " << written.error().message << "\n";
+    return false;
+  }
+  std::cerr << fmt::format("{}: wrote {} ({} KB)\n", command, path, (html.size() + 1023) / 1024);
+  return true;
+}
+
 std::function<int()> add_report_command(CLI::App& app) {
   auto flags = std::make_shared<ReportFlags>();
   CLI::App* cmd = app.add_subcommand(

@@ -14,11 +14,13 @@
 #include "cli/capture_flags.h"
 #include "cli/commands.h"
 #include "cli/lint_job.h"
+#include "core/fs.h"
 #include "core/strings.h"
 #include "core/units.h"
 #include "facts/platform.h"
 #include "facts/run_summary.h"
 #include "report/preflight.h"
+#include "report/run_page.h"
 #include "report/run_summary.h"
 #include "run/environment.h"
 #include "run/process.h"
@@ -84,6 +86,24 @@ std::optional<std::string> preflight(const RunFlags& flags, const run::EnvPlan& 
   return report::judge_preflight(snapshot, flags.command,
                                  lint_launch(flags.command, spark, "sparkdoc run: lint"),
                                  flags.force, std::cerr);
+}
+
+// The page `sparkdoc report LOG_DIR -o FILE` writes, kept in the run folder as report.html
+// whatever the command's exit (a failed run is the one most worth a look). Returns its path, or
+// "" when it could not be written (said on stderr; the run's exit status is the command's).
+std::string write_run_page(const run::RunOutcome& outcome, const facts::RunSummary& summary) {
+  if (outcome.log_dir.empty()) return "";
+  report::RunPageOptions options;
+  std::string dir = outcome.log_dir;
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  options.source = dir.substr(dir.find_last_of('/') + 1);
+  std::string path = dir + "/report.html";
+  if (auto written = write_file(path, report::render_run_page(outcome.log, summary, options));
+      !written) {
+    std::cerr << "sparkdoc run: report.html not written: " << written.error().message << "\n";
+    return "";
+  }
+  return path;
 }
 
 int run_run(const RunFlags& flags, const CLI::App* app) {
@@ -173,15 +193,17 @@ int run_run(const RunFlags& flags, const CLI::App* app) {
     return kExitBlocked;
   }
   facts::RunSummary summary = facts::summarize_run(outcome->log);
+  std::string page = write_run_page(*outcome, summary);
   if (flags.json) {
     nlohmann::json j = report::render_run_summary_json(summary);
     j["log_dir"] = outcome->log_dir;
+    j["report"] = page;
     j["exit_status"] = outcome->exit_status;
     std::cout << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else if (outcome->started) {
     std::cerr << report::render_run_summary_text(summary);
-    std::cerr << fmt::format("  {:<12} {}/ (sparkdoc report {} -o run.html)\n", "log",
-                             outcome->log_dir, outcome->log_dir);
+    std::cerr << fmt::format("  {:<12} {}/\n", "log", outcome->log_dir);
+    if (!page.empty()) std::cerr << fmt::format("  {:<12} {}\n", "report", page);
   }
   std::cout.flush();
   return outcome->exit_status;

@@ -2,11 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "core/strings.h"
 #include "core/units.h"
 #include "facts/memory.h"
+#include "report/picture.h"
 
 namespace sparkdoc::mem {
 namespace {
@@ -51,6 +54,79 @@ std::string process_label(const ProcessMemory& p) {
   return "(not in the process scan)";
 }
 
+// The host's memory as one bar of MemTotal, left to right: on unified memory the GPU processes
+// (the three largest by name, the rest together) and what no process accounts for (the orphan
+// estimate: the driver's share and allocations of killed runs), then the page cache, the rest in
+// use (anonymous, kernel, shmem) and MemFree. The line marks where what is available starts
+// when it is counted from the right (MemAvailable, plus free swap by NVIDIA's rule on unified
+// memory), so what lies right of it is what a run can have.
+report::BarChart host_bars(const MemReport& r) {
+  const HostMemory& h = *r.host;
+  report::Bar bar;
+  uint64_t gpu = 0;
+  if (r.unified) {
+    std::vector<const ProcessMemory*> held;
+    for (const auto& p : r.processes) {
+      if (p.used_bytes && *p.used_bytes > 0) held.push_back(&p);
+    }
+    std::stable_sort(held.begin(), held.end(), [](const ProcessMemory* a, const ProcessMemory* b) {
+      return *a->used_bytes > *b->used_bytes;
+    });
+    constexpr size_t kNamed = 3;
+    uint64_t rest = 0;
+    for (size_t i = 0; i < held.size(); ++i) {
+      gpu = add_saturating(gpu, *held[i]->used_bytes);
+      if (i < kNamed) {
+        bar.parts.push_back(
+            {fmt::format("pid {} {}", held[i]->pid, cut(process_label(*held[i]), 24)),
+             *held[i]->used_bytes});
+      } else {
+        rest = add_saturating(rest, *held[i]->used_bytes);
+      }
+    }
+    if (rest) bar.parts.push_back({"other GPU processes", rest});
+    if (r.orphans.ok() && r.orphans->unaccounted_bytes > 0) {
+      uint64_t unaccounted = static_cast<uint64_t>(r.orphans->unaccounted_bytes);
+      bar.parts.push_back(
+          {r.orphans->likely ? "unaccounted (orphans?)" : "unaccounted (driver)", unaccounted});
+      gpu = add_saturating(gpu, unaccounted);
+    }
+  }
+  bar.parts.push_back({"page cache", h.page_cache_bytes});
+  uint64_t known = add_saturating(add_saturating(gpu, h.page_cache_bytes), h.free_bytes);
+  bar.parts.push_back({"anonymous, kernel, other", sub_or_zero(h.total_bytes, known)});
+  bar.parts.push_back({"free", h.free_bytes, true});
+  report::BarChart chart;
+  chart.bars.push_back(std::move(bar));
+  chart.scale_bytes = h.total_bytes;
+  uint64_t available = r.headroom && r.unified ? r.headroom->available_bytes : h.available_bytes;
+  chart.marks.push_back({fmt::format("{} available right of the line", gb(available)),
+                         sub_or_zero(h.total_bytes, available)});
+  return chart;
+}
+
+// A discrete GPU's memory: its processes (NVML), the rest of what NVML counts as used, what
+// the driver reserves, free.
+std::optional<report::BarChart> device_bars(const MemReport& r, const GpuMemory& g) {
+  if (!g.memory.ok() || g.memory->total_bytes == 0) return std::nullopt;
+  uint64_t processes = 0;
+  for (const auto& p : r.processes) {
+    if (p.device == g.index && p.used_bytes) processes = add_saturating(processes, *p.used_bytes);
+  }
+  report::Bar bar;
+  bar.parts.push_back({"processes", processes});
+  bar.parts.push_back({"other used", sub_or_zero(g.memory->used_bytes, processes)});
+  // NVML's v2 used leaves out what the driver reserves: total - used - free.
+  bar.parts.push_back(
+      {"reserved (driver)",
+       sub_or_zero(g.memory->total_bytes, g.memory->used_bytes + g.memory->free_bytes)});
+  bar.parts.push_back({"free", g.memory->free_bytes, true});
+  report::BarChart chart;
+  chart.bars.push_back(std::move(bar));
+  chart.scale_bytes = g.memory->total_bytes;
+  return chart;
+}
+
 std::string memory_section(const MemReport& r) {
   std::string out;
   if (!r.host.ok()) {
@@ -62,6 +138,7 @@ std::string memory_section(const MemReport& r) {
   } else {
     out += fmt::format("Host memory: {}\n", gb(h.total_bytes));
   }
+  out += report::render_bar_chart_text(host_bars(r));
   if (r.headroom && r.unified) {
     const facts::Headroom& hr = *r.headroom;
     out += row("available", gb(hr.available_bytes),
@@ -129,6 +206,7 @@ std::string gpu_section(const MemReport& r) {
       out += fmt::format("  GPU {} {}: {} used, {} free of {}\n", g.index, name,
                          gb(g.memory->used_bytes), gb(g.memory->free_bytes),
                          gb(g.memory->total_bytes));
+      if (auto chart = device_bars(r, g)) out += report::render_bar_chart_text(*chart);
     } else if (g.memory.missing().why == Why::kNotSupported && r.unified) {
       out += wrap_text(fmt::format("  GPU {} {}: memory not supported by NVML on unified memory "
                                    "({}); its memory is the pool above",
@@ -280,6 +358,76 @@ std::string render_mem_text(const MemReport& r) {
   }
   for (const auto& n : r.notes) out += wrap_text("note: " + n, kWidth, 2) + "\n";
   return out;
+}
+
+std::string render_mem_html(const MemReport& r) {
+  using report::html_escape;
+  std::string body =
+      fmt::format("<p>{}; {}taken {} ({})</p>\n", html_escape(r.platform.description),
+                  r.hostname.empty() ? "" : "host " + html_escape(r.hostname) + ", ",
+                  html_escape(r.taken_at), html_escape(r.source));
+  body += "<section id=\"pool\">\n";
+  if (!r.host.ok()) {
+    body += fmt::format("<h2>Memory</h2>\n<p>/proc/meminfo not read ({})</p>\n",
+                        html_escape(why_not(r.host)));
+  } else {
+    const HostMemory& h = *r.host;
+    std::string title = r.unified
+                            ? fmt::format("One pool of {} shared by CPU and GPU", gb(h.total_bytes))
+                            : fmt::format("Host memory: {}", gb(h.total_bytes));
+    body += fmt::format("<h2>{}</h2>\n", html_escape(title));
+    body += report::render_bar_chart_svg(host_bars(r), title);
+    if (r.headroom && r.unified) {
+      body += fmt::format(
+          "<p>available {} ({}); headroom {} after the {} floor, what G3 judges a "
+          "run against</p>\n",
+          gb(r.headroom->available_bytes), html_escape(r.headroom->rule), gb(r.headroom->bytes),
+          gb(r.headroom->floor_bytes));
+    }
+    body += fmt::format("<p>page cache {}: {} reclaimable by drop_caches</p>\n",
+                        gb(h.page_cache_bytes), gb(h.reclaimable_cache_bytes));
+  }
+  body += "</section>\n";
+  if (r.gpus.ok()) {
+    for (const auto& g : *r.gpus) {
+      auto chart = device_bars(r, g);
+      if (!chart) continue;
+      std::string title = fmt::format("GPU {} {}: {} used of {}", g.index, g.name,
+                                      gb(g.memory->used_bytes), gb(g.memory->total_bytes));
+      body += fmt::format("<section>\n<h2>{}</h2>\n", html_escape(title));
+      body += report::render_bar_chart_svg(*chart, title) + "</section>\n";
+    }
+  }
+  body += "<section id=\"processes\">\n<h2>GPU memory per process (NVML)</h2>\n";
+  if (!r.processes_listed.ok()) {
+    body += fmt::format("<p>{}</p>\n", html_escape(why_not(r.processes_listed)));
+  } else if (r.processes.empty()) {
+    body += "<p>none listed</p>\n";
+  } else {
+    body +=
+        "<table class=\"facts\">\n<tr><th>PID</th><th>memory</th><th>GPU</th><th>role</th>"
+        "<th>command</th></tr>\n";
+    for (const auto& p : r.processes) {
+      body += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+                          p.pid, p.used_bytes ? gb(*p.used_bytes) : std::string("n/a"), p.device,
+                          role_key(p.role), html_escape(process_label(p)));
+    }
+    body += "</table>\n";
+  }
+  body += "</section>\n";
+  if (r.orphans.ok()) {
+    const OrphanEstimate& e = *r.orphans;
+    body +=
+        fmt::format("<section id=\"orphans\">\n<h2>Unaccounted (estimate): {}</h2>\n<p>{}</p>\n",
+                    format_gb(e.unaccounted_bytes),
+                    html_escape(e.unified ? e.formula : join(e.device_lines, "; ")));
+    for (const auto& a : e.advice) body += fmt::format("<p>to free it: {}</p>\n", html_escape(a));
+    body += "</section>\n";
+  }
+  return report::render_picture_page(
+      "sparkdoc mem", body,
+      fmt::format("sparkdoc mem {}; bars drawn to scale, hover a part for its size",
+                  r.sparkdoc_version));
 }
 
 json render_mem_json(const MemReport& r) {

@@ -7,6 +7,7 @@
 #include "core/printable.h"
 #include "core/strings.h"
 #include "core/units.h"
+#include "plan/render.h"
 
 namespace sparkdoc::plan {
 namespace {
@@ -111,6 +112,48 @@ Result<Plan> make_plan(const safetensors::Checkpoint& ck, const ModelConfig& con
   return p;
 }
 
+Margin margin(uint64_t need, uint64_t available) {
+  if (need > available) return Margin::kDoesNotFit;
+  // need + need / 10 without wrapping.
+  return need / 10 > available - need ? Margin::kTight : Margin::kFits;
+}
+
+namespace {
+
+// Powers of two from `lo` to `hi` with `own` put in, then cut to `most` entries around `own`.
+std::vector<uint64_t> axis(uint64_t lo, uint64_t hi, uint64_t own, size_t most) {
+  std::vector<uint64_t> v;
+  for (uint64_t x = lo; x <= hi; x *= 2) v.push_back(x);
+  if (std::find(v.begin(), v.end(), own) == v.end()) {
+    v.insert(std::upper_bound(v.begin(), v.end(), own), own);
+  }
+  while (v.size() > most) {
+    // Drop the end farther from the plan's own value.
+    size_t at = static_cast<size_t>(std::find(v.begin(), v.end(), own) - v.begin());
+    if (at >= v.size() - 1 - at) {
+      v.erase(v.begin());
+    } else {
+      v.pop_back();
+    }
+  }
+  return v;
+}
+
+Frontier frontier_of(const Plan& p, const Constants& k) {
+  const TrainingSetup& w = p.request.setup;
+  Frontier f;
+  f.seqs = axis(512, 32768, w.seq, 7);
+  f.batches = axis(1, 16, w.batch, 6);
+  for (uint64_t batch : f.batches) {
+    std::vector<uint64_t> row;
+    for (uint64_t seq : f.seqs) row.push_back(budget_at(p, seq, batch, k).need);
+    f.need.push_back(std::move(row));
+  }
+  return f;
+}
+
+}  // namespace
+
 void judge_fit(Plan& p, const Available& available, const Constants& k) {
   Fit& f = p.fit;
   f.known = true;
@@ -137,6 +180,7 @@ void judge_fit(Plan& p, const Available& available, const Constants& k) {
   const TrainingSetup& w = p.request.setup;
   f.max_seq_at_batch = w.batch ? lo / w.batch : 0;
   f.max_batch_at_seq = w.seq ? lo / w.seq : 0;
+  f.frontier = frontier_of(p, k);
 }
 
 std::vector<std::pair<std::string, std::string>> budget_sources(const Plan& p, const Constants& k) {
@@ -301,6 +345,7 @@ std::string render_plan_text(const Plan& p) {
                       ? fmt::format(" + {} unquantised copies", format_gb(b.qlora_load_transient))
                       : std::string(),
                   format_gb(b.load_peak_sparkdoc));
+  out += "\n" + render_budget_bars_text(p);
   if (p.time.known) {
     const StepTime& t = p.time;
     out += fmt::format(
@@ -356,6 +401,9 @@ std::string render_plan_text(const Plan& p) {
       }
     } else if (w.loader == LoadMethod::kMmap && !f.mmap_load_fits) {
       out += "             load: mmap'd shards would not fit beside the weights\n";
+    }
+    if (std::string frontier = render_frontier_text(p); !frontier.empty()) {
+      out += "\n" + frontier;
     }
   }
   for (const auto& wmsg : p.warnings) out += "warning: " + wmsg + "\n";
@@ -432,14 +480,17 @@ nlohmann::json render_plan_json(const Plan& p) {
   j["sources"] = sources;
   if (p.fit.known) {
     const Fit& f = p.fit;
-    j["fit"] = {{"available", f.available.bytes},
-                {"source", f.available.source},
-                {"fits", f.fits},
-                {"training_fits", f.training_fits},
-                {"load_fits", f.load_fits},
-                {"max_tokens", f.max_tokens},
-                {"max_seq_at_batch", f.max_seq_at_batch},
-                {"max_batch_at_seq", f.max_batch_at_seq}};
+    j["fit"] = {
+        {"available", f.available.bytes},
+        {"source", f.available.source},
+        {"fits", f.fits},
+        {"training_fits", f.training_fits},
+        {"load_fits", f.load_fits},
+        {"max_tokens", f.max_tokens},
+        {"max_seq_at_batch", f.max_seq_at_batch},
+        {"max_batch_at_seq", f.max_batch_at_seq},
+        {"frontier",
+         {{"seqs", f.frontier.seqs}, {"batches", f.frontier.batches}, {"need", f.frontier.need}}}};
   }
   if (p.time.known) {
     const StepTime& t = p.time;

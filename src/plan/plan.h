@@ -39,6 +39,21 @@ struct Available {
   std::string source;  // "live: MemAvailable + SwapFree - 8 GiB floor", "snapshot x.json", ...
 };
 
+// The seq x batch frontier around the plan: what training needs at each micro-batch size (rows)
+// and sequence length (columns), the plan's own among them. Powers of two (batch 1-16, seq
+// 512-32768, seven columns), with the plan's seq and batch put in where they are not.
+struct Frontier {
+  std::vector<uint64_t> seqs;               // ascending
+  std::vector<uint64_t> batches;            // ascending
+  std::vector<std::vector<uint64_t>> need;  // [batch][seq]: Budget::need there
+};
+
+// How a frontier cell stands against `available`: the need fits with a tenth to spare, fits
+// within that tenth (the estimate's error: Constants' allocator slack keeps the measured runs
+// within +-10 %), or does not fit.
+enum class Margin { kFits, kTight, kDoesNotFit };
+Margin margin(uint64_t need, uint64_t available);
+
 struct Fit {
   bool known = false;          // an available figure was given
   Available available;
@@ -49,6 +64,7 @@ struct Fit {
   uint64_t max_tokens = 0;     // largest seq×batch whose need fits (0: none)
   uint64_t max_seq_at_batch = 0;
   uint64_t max_batch_at_seq = 0;
+  Frontier frontier;
 };
 
 struct Plan {

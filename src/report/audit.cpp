@@ -3,11 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "core/printable.h"
 #include "core/strings.h"
 #include "model/native_json.h"
+#include "report/picture.h"
 
 namespace sparkdoc::report {
 namespace {
@@ -134,7 +137,114 @@ json file_json(const audit::NativeFile& f, const checks::FileVerdict& v) {
   return j;
 }
 
+// GPU generations a training job meets: A100, A10/RTX 30, L4/L40/RTX 40, H100/H200, B200,
+// B300, RTX PRO 6000/RTX 50, GB10.
+constexpr std::array<gpu::ComputeCapability, 8> kMatrixColumns{
+    {{8, 0}, {8, 6}, {8, 9}, {9, 0}, {10, 0}, {10, 3}, {12, 0}, {12, 1}}};
+
+bool cc_less(const gpu::ComputeCapability& a, const gpu::ComputeCapability& b) {
+  return a.major != b.major ? a.major < b.major : a.minor < b.minor;
+}
+
+// `html`: the cells say "SASS", "PTX JIT" or "none"; the terminal's "SASS", "PTX" and "-".
+std::optional<Grid> audit_grid(const audit::NativeAudit& facts, const NativeVerdict& v, bool html) {
+  std::vector<const PackageVerdict*> rows;
+  for (const PackageVerdict& p : v.packages) {
+    if (p.gpu_files > 0) rows.push_back(&p);
+  }
+  if (rows.empty()) return std::nullopt;
+  std::vector<gpu::ComputeCapability> columns(kMatrixColumns.begin(), kMatrixColumns.end());
+  if (v.target && std::find(columns.begin(), columns.end(), v.target->cc) == columns.end()) {
+    columns.insert(std::upper_bound(columns.begin(), columns.end(), v.target->cc, cc_less),
+                   v.target->cc);
+  }
+  Grid grid;
+  grid.corner = "package";
+  for (const PackageVerdict* p : rows) grid.rows.push_back(printable(p->name));
+  grid.cells.resize(rows.size());
+  for (size_t c = 0; c < columns.size(); ++c) {
+    const gpu::ComputeCapability cc = columns[c];
+    grid.columns.push_back(fmt::format("sm_{}{}", cc.major, cc.minor));
+    if (v.target && v.target->cc == cc) grid.marked_column = c;
+    // One definition of "runs": the verdict the audit would give with --arch for this column.
+    NativeVerdict at = cc == (v.target ? v.target->cc : gpu::ComputeCapability{})
+                           ? v
+                           : checks::judge_native(facts, checks::NativeTarget{cc, "matrix"});
+    for (size_t r = 0; r < rows.size(); ++r) {
+      CodeRuns runs = CodeRuns::kNotJudged;
+      for (const PackageVerdict& p : at.packages) {
+        if (p.name == rows[r]->name) runs = p.gpu;
+      }
+      GridCell cell;
+      switch (runs) {
+        case CodeRuns::kSass:
+          cell = {"SASS", "sass"};
+          break;
+        case CodeRuns::kPtxJitOnly:
+          cell = {html ? "PTX JIT" : "PTX", "ptx"};
+          break;
+        case CodeRuns::kDoesNotRun:
+          cell = {html ? "none" : "-", "none"};
+          break;
+        default:
+          cell = {"?", ""};
+      }
+      grid.cells[r].push_back(std::move(cell));
+    }
+  }
+  return grid;
+}
+
+constexpr std::string_view kMatrixLegend =
+    "SASS runs as built; PTX is JIT-compiled by the driver at the first load (minutes, cached "
+    "after); - does not run (\"no kernel image is available\")";
+
 }  // namespace
+
+std::string render_audit_matrix_text(const audit::NativeAudit& facts, const NativeVerdict& v) {
+  auto grid = audit_grid(facts, v, false);
+  if (!grid) return "";
+  std::string out = fmt::format(
+      "GPU code by target{}\n",
+      v.target ? fmt::format(" ([{}] is the one judged)", grid->columns[*grid->marked_column])
+               : std::string());
+  out += render_grid_text(*grid);
+  out += wrap_text("  " + std::string(kMatrixLegend), 80, 2) + "\n";
+  return out;
+}
+
+std::string render_audit_html(const audit::NativeAudit& facts, const NativeVerdict& v) {
+  std::string body = fmt::format(
+      "<p>{}; {}; torch CUDA {}; {} shared objects, {} with GPU code, {} unreadable</p>\n",
+      html_escape(facts.site_packages),
+      v.target ? fmt::format("target {} ({})", target_text(v), html_escape(v.target->source))
+               : std::string("no target GPU"),
+      html_escape(facts.torch_cuda.empty() ? "unknown" : facts.torch_cuda), v.files, v.gpu_files,
+      v.errors);
+  body += "<section id=\"matrix\">\n<h2>GPU code by target</h2>\n";
+  if (auto grid = audit_grid(facts, v, true)) {
+    body += render_grid_html(*grid);
+    body +=
+        "<p>green: SASS runs as built; orange: only PTX, JIT-compiled by the driver at the "
+        "first load; red: does not run (\"no kernel image is available\"). The target "
+        "judged is outlined.</p>\n";
+  } else {
+    body += "<p>No package has GPU code.</p>\n";
+  }
+  body += "</section>\n<section id=\"packages\">\n<h2>Packages</h2>\n";
+  for (const PackageVerdict& p : v.packages) {
+    if (p.notes.empty() && p.gpu_files == 0 && p.errors.empty()) continue;
+    body += fmt::format("<h3>{} {}</h3>\n", html_escape(p.name), html_escape(p.version));
+    for (const checks::NativeNote& n : p.notes) {
+      body +=
+          fmt::format("<p>{}: {}</p>\n", checks::severity_name(n.severity), html_escape(n.text));
+    }
+    for (const std::string& e : p.errors) body += "<p>unreadable: " + html_escape(e) + "</p>\n";
+  }
+  body += "</section>\n";
+  return render_picture_page("sparkdoc audit", body,
+                             "sparkdoc audit; each column judged as --arch would judge it");
+}
 
 std::string render_audit_text(const audit::NativeAudit& facts, const NativeVerdict& v,
                               const AuditTextOptions& options) {

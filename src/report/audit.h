@@ -25,6 +25,19 @@ std::string render_audit_text(const audit::NativeAudit& facts, const checks::Nat
 nlohmann::json render_audit_json(const audit::NativeAudit& facts,
                                  const checks::NativeVerdict& verdict);
 
+// The package x GPU matrix (`sparkdoc audit --matrix`, and the HTML page): a row per package
+// with GPU code, a column per GPU generation (8.0, 8.6, 8.9, 9.0, 10.0, 10.3, 12.0, 12.1, and
+// the target's when it is none of them), each cell how the package's code runs on such a GPU
+// as judge_native judges it for that target: SASS (runs as built), PTX (JIT-compiled at the
+// first load) or none; the judged target's column marked. "" when no package has GPU code.
+std::string render_audit_matrix_text(const audit::NativeAudit& facts,
+                                     const checks::NativeVerdict& verdict);
+
+// The audit as a self-contained HTML page (report/picture.h): the header, the matrix, every
+// package worth a look with its notes.
+std::string render_audit_html(const audit::NativeAudit& facts,
+                              const checks::NativeVerdict& verdict);
+
 // 1 when any package has a FAIL note, else 0: the exit status of `sparkdoc audit`.
 int audit_exit_status(const checks::NativeVerdict& verdict);
 

@@ -12,6 +12,7 @@
 #include "core/strings.h"
 #include "core/units.h"
 #include "facts/memory.h"
+#include "report/picture.h"
 #include "report/run_summary.h"
 
 namespace sparkdoc::report {
@@ -33,9 +34,6 @@ constexpr double kPlotH = kHeight - kTop - kBottom;
 constexpr size_t kMaxSeriesPerChart = 8;
 // 002 G4: "sustained power draw caps around 100W versus the 240W rated figure".
 constexpr double kGb10SustainedCapW = 100;
-
-constexpr std::array<const char*, 8> kPalette{"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
-                                              "#9467bd", "#8c564b", "#e377c2", "#17becf"};
 
 struct Point {
   double x = 0;  // elapsed seconds
@@ -500,33 +498,6 @@ footer{font-size:12px;color:#5b6475;margin:20px 0}
 )";
 
 }  // namespace
-
-std::string html_escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 std::string render_run_page(const RunLog& log, const facts::RunSummary& s,
                             const RunPageOptions& options) {

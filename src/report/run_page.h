@@ -32,7 +32,4 @@ struct RunPageOptions {
 std::string render_run_page(const runlog::RunLog& log, const facts::RunSummary& summary,
                             const RunPageOptions& options);
 
-// Text made safe for HTML element content and attribute values.
-std::string html_escape(std::string_view text);
-
 }  // namespace sparkdoc::report

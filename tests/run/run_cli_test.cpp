@@ -332,6 +332,25 @@ TEST(RunCli, TheSidecarsLogFeedsTheSummary) {
                              tree.path() + "/run.html");
   EXPECT_EQ(report.status, 0) << report.out;
   EXPECT_THAT(slurp(tree.path() + "/run.html"), HasSubstr("limit 300 W"));
+  // run wrote the same page into its folder when the command ended, and said where.
+  EXPECT_EQ(j["report"], tree.path() + "/log/report.html");
+  std::string page = slurp(tree.path() + "/log/report.html");
+  EXPECT_THAT(page, HasSubstr("limit 300 W"));
+  EXPECT_THAT(page, HasSubstr("sparkdoc report of log"));
+}
+
+// The page is written when the command fails too, and the closing summary names it.
+TEST(RunCli, AFailedRunLeavesItsReportPageInTheRunFolder) {
+  sys::testing::TempTree tree;
+  Outcome r = sparkdoc_in(tree.path(),
+                          " run --no-preflight --watch-exe /nonexistent/sparkdoc-watch "
+                          "--log-dir " +
+                              tree.path() + "/log -- sh -c 'exit 3'");
+  EXPECT_EQ(r.status, 3) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("report       " + tree.path() + "/log/report.html"));
+  std::string page = slurp(tree.path() + "/log/report.html");
+  EXPECT_THAT(page, HasSubstr("<!DOCTYPE html>"));
+  EXPECT_THAT(page, HasSubstr("exit status"));
 }
 
 TEST(RunCli, TuningIsRestoredWhenTheCommandEnds) {
