@@ -114,6 +114,11 @@ struct Sample {
   double ts = 0;  // Unix time, seconds, millisecond resolution
   std::vector<GpuSample> gpus;
   HostMemorySample mem;
+  // The kernel-log records naming the NVIDIA driver (NVRM, Xid, GSP) logged since the previous
+  // sample, as the kernel escaped them ("NVRM: Xid (PCI:000f:01:00): 119, ..."): the only
+  // place the driver reports an allocation failure or a GSP timeout. Key "kernel", written
+  // only when there is one.
+  std::vector<std::string> kernel;
   bool operator==(const Sample&) const = default;
 };
 
@@ -168,9 +173,10 @@ inline constexpr std::string_view kGpuProcessExit = "gpu_process_exit";
 inline constexpr std::string_view kMemoryPressure = "memory_pressure";
 inline constexpr std::string_view kPageCacheGrowth = "page_cache_growth";
 inline constexpr std::string_view kPowerWedge = "power_wedge";
+inline constexpr std::string_view kDriverError = "driver_error";
 inline constexpr std::string_view kEventKinds[] = {
-    kPowerCapPlateau, kClockSlowdown,  kSmClockDrop,     kNewGpuProcess,
-    kGpuProcessExit,  kMemoryPressure, kPageCacheGrowth, kPowerWedge};
+    kPowerCapPlateau, kClockSlowdown,   kSmClockDrop, kNewGpuProcess, kGpuProcessExit,
+    kMemoryPressure,  kPageCacheGrowth, kPowerWedge,  kDriverError};
 
 // {"type":"event"}.
 struct Event {

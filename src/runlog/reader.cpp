@@ -292,6 +292,7 @@ Sample read_sample(const json& j, double ts, Reader& r) {
   if (const json* mem = r.object(j, "mem")) {
     r.fields(*mem, s.mem, MemoryFields{});
   }
+  if (find(j, "kernel") != nullptr) r.value(j, "kernel", s.kernel);
   return s;
 }
 

@@ -155,6 +155,7 @@ std::string to_line(const Sample& s) {
   ordered_json mem = ordered_json::object();
   put_fields(mem, s.mem, MemoryFields{});
   j["mem"] = std::move(mem);
+  if (!s.kernel.empty()) j["kernel"] = s.kernel;
   return dump(j);
 }
 

@@ -112,6 +112,59 @@ Result<KernelLog> read_kernel_log(const Root& root) {
   return log;
 }
 
+Result<KmsgFollower> KmsgFollower::open(const Root& root) {
+  const std::string path = root.live() ? std::string("/dev/kmsg") : root.path("/dev/kmsg");
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    int err = errno;
+    if (err == EPERM || err == EACCES) return fail(Why::kNoPermission, dmesg_restrict_note(root));
+    return fail(why_from_errno(err), fmt::format("{}: {}", path, std::strerror(err)));
+  }
+  Fd owner(fd);
+  // /dev/kmsg's SEEK_END moves the reader past every record in the ring (and never fails for
+  // a reader); a file's moves to its end.
+  if (::lseek(fd, 0, SEEK_END) < 0) {
+    return fail(Why::kError, fmt::format("{}: seek: {}", path, std::strerror(errno)));
+  }
+  return KmsgFollower(std::move(owner), root.live());
+}
+
+std::vector<std::string> KmsgFollower::poll() {
+  std::vector<std::string> out;
+  auto take = [&out](std::string_view record) {
+    if (record.empty() || record.front() == ' ') return;  // a continuation line
+    auto line = parse_kmsg_record(record);
+    if (!line || !names_nvidia_driver(line->text)) return;
+    if (out.size() < kKernelLogLinesKept) out.push_back(std::move(line->text));
+  };
+  std::array<char, 16384> buffer;
+  for (uint64_t records = 0; fd_.valid() && records < kMaxRecords; ++records) {
+    ssize_t n = ::read(fd_.get(), buffer.data(), buffer.size());
+    if (n > 0) {
+      std::string_view chunk(buffer.data(), static_cast<size_t>(n));
+      if (records_per_read_) {
+        take(chunk);
+        continue;
+      }
+      partial_.append(chunk);
+      size_t end;
+      while ((end = partial_.find('\n')) != std::string::npos) {
+        take(std::string_view(partial_).substr(0, end));
+        partial_.erase(0, end + 1);
+      }
+      if (partial_.size() > buffer.size()) partial_.clear();  // no record is this long
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EPIPE) {
+      ++lost_;
+      continue;
+    }
+    break;  // EAGAIN: nothing more now; 0: a file's end
+  }
+  return out;
+}
+
 Result<KernelBoot> read_kernel_boot(const Root& root) {
   auto cmdline = read_text(root.path("/proc/cmdline"), 64 << 10);
   if (!cmdline) return tl::unexpected(cmdline.error());

@@ -12,6 +12,7 @@
 
 #include "core/strings.h"
 #include "core/units.h"
+#include "facts/kernel_log.h"
 #include "facts/memory.h"
 #include "facts/throttle.h"
 #include "model/clock_events.h"
@@ -210,6 +211,7 @@ struct Detectors::State {
   std::deque<HostPoint> host;
   Episode pressure;
   Episode cache;
+  std::map<std::pair<facts::DriverEvent, int>, Episode> driver;  // by kind and Xid number
 
   Event event(const Sample& s, std::string_view kind, EventSeverity severity,
               std::optional<unsigned> gpu, std::string message) const {
@@ -431,6 +433,67 @@ struct Detectors::State {
     }
   }
 
+  // The NVIDIA driver's kernel-log records of this sample, one event per kind (and per Xid
+  // number) an episode.
+  void driver_errors(const Sample& s, std::vector<Event>& out) {
+    std::map<std::pair<facts::DriverEvent, int>, std::pair<size_t, std::string>> seen;
+    for (const std::string& record : s.kernel) {
+      facts::DriverEventKind k = facts::classify_driver_record(record);
+      if (k.kind == facts::DriverEvent::kNone) continue;
+      auto [it, fresh] = seen.try_emplace({k.kind, k.xid.value_or(0)}, 0, record);
+      ++it->second.first;
+    }
+    // Records are sparse: an episode ends once its kind has been absent for clear_after_s,
+    // judged at every sample, this one included.
+    for (auto& [key, episode] : driver) episode.update(0, s.ts, config.clear_after_s);
+    for (const auto& [key, found] : seen) {
+      if (!driver[key].start(true, s.ts, config.clear_after_s)) continue;
+      const auto& [count, first] = found;
+      std::string record = first.size() > 160 ? first.substr(0, 160) + "..." : first;
+      std::string times = count == 1 ? "" : fmt::format(" ({} records)", count);
+      EventSeverity severity = EventSeverity::kWarn;
+      std::string advice;
+      switch (key.first) {
+        case facts::DriverEvent::kNoMemory:
+          advice = config.unified_memory
+                       ? "The driver could not allocate: on a DGX Spark hundreds of these came "
+                         "before the silent host wedge (NVIDIA open-gpu-kernel-modules#1358). "
+                         "Save a checkpoint now and lower the memory the run holds."
+                       : "The driver could not allocate GPU memory: the run is near its limit.";
+          break;
+        case facts::DriverEvent::kXid:
+          if (facts::xid_is_application_fault(key.second)) {
+            severity = EventSeverity::kInfo;
+            advice = fmt::format(
+                "Xid {} is a program's own GPU fault (a crashed kernel), not a "
+                "sick GPU.",
+                key.second);
+          } else if (facts::xid_needs_reset(key.second)) {
+            advice = fmt::format(
+                "Xid {}: the GPU needs a reset or the driver its firmware back "
+                "(reboot; sparkdoc check's F1 and F2 say whether the driver "
+                "left its pairing).",
+                key.second);
+          } else {
+            advice = fmt::format("Xid {}: see `sparkdoc explain F2`.", key.second);
+          }
+          break;
+        case facts::DriverEvent::kGspOrInit:
+          advice =
+              "The driver's GSP firmware or start-up failed: reboot, and check the driver "
+              "against DGX OS's pairing (sparkdoc check, F1).";
+          break;
+        case facts::DriverEvent::kBadRegister:
+          advice = "A register read returned 0xbadf5600: a hardware fault (RMA).";
+          break;
+        case facts::DriverEvent::kNone:
+          continue;
+      }
+      out.push_back(event(s, runlog::kDriverError, severity, std::nullopt,
+                          fmt::format("Kernel log: {}{}. {}", record, times, advice)));
+    }
+  }
+
   void memory(const Sample& s, std::vector<Event>& out) {
     const runlog::HostMemorySample& m = s.mem;
     host.push_back(HostPoint{
@@ -562,6 +625,7 @@ std::vector<Event> Detectors::feed(const Sample& sample) {
   std::vector<Event> out;
   for (const GpuSample& g : sample.gpus) state_->gpu(sample, g, out);
   state_->memory(sample, out);
+  state_->driver_errors(sample, out);
   ++state_->index;
   return out;
 }

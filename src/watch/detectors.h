@@ -38,6 +38,11 @@
 //       10-16 W, eugr/spark-vllm-docker#334, 2026-08-06). NVCheckup's GEMM test calls < 1400 MHz
 //       under 40 W a wedge; a run is no GEMM, and memory-bound decode holds > 1000 MHz at
 //       15-20 W (joeynyc/spark-doctor), so watch takes the stuck band, <= 800 MHz.
+//   driver_error (warn; info for the Xids of a program's own fault)  a kernel-log record of the
+//       sample (Sample::kernel) is one facts/kernel_log.h classifies: an RM allocation failure
+//       (NV_ERR_NO_MEMORY: hundreds of them before the silent host wedge, ogkm#1358), an Xid,
+//       a GSP or start-up failure, a bad register read. One event per kind (per Xid number)
+//       an episode.
 #pragma once
 
 #include <cstddef>

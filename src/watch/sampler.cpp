@@ -8,6 +8,7 @@
 #include "facts/platform.h"
 #include "gpu/probe.h"
 #include "sys/host.h"
+#include "sys/kernel_log.h"
 #include "sys/meminfo.h"
 #include "sys/psi.h"
 
@@ -56,6 +57,13 @@ Sampler Sampler::open(const Result<gpu::Nvml>& nvml, const Root& root, SamplerOp
   h.platform_description = platform.description;
   h.unified_memory = platform.unified_memory();
   h.host = host.hostname.value_or("");
+
+  // The kernel log from now on: the driver's errors during the run (the detectors' driver_error).
+  if (auto kmsg = sys::KmsgFollower::open(root)) {
+    sampler.kmsg_.emplace(std::move(*kmsg));
+  } else {
+    sampler.kmsg_error_ = kmsg.error().message;  // listed with the first sample's gaps
+  }
 
   if (!gpus.nvml) {
     h.unavailable.push_back(Unavailable{std::nullopt, "gpus", gpus.nvml.reason()});
@@ -205,6 +213,11 @@ runlog::Sample Sampler::sample(double ts) {
     std::erase_if(names_, [&](const auto& entry) { return !listed.count(entry.first); });
   }
   s.mem = read_host_memory(missing);
+  if (kmsg_) {
+    s.kernel = kmsg_->poll();
+  } else if (missing != nullptr) {
+    missing->push_back(Unavailable{std::nullopt, "kernel", kmsg_error_});
+  }
   first_ = false;
   return s;
 }

@@ -2,7 +2,9 @@
 // (gpu/telemetry.h), /proc/meminfo and /proc/pressure/memory under a Root. Per sample it asks
 // NVML seven quick questions and the process list per GPU (the counters only every few
 // seconds, see SamplerOptions), reads two small /proc files, and reads
-// /proc/PID/comm only for a PID it has not named before: no dlopen, no process scan.
+// /proc/PID/comm only for a PID it has not named before: no dlopen, no process scan. The
+// kernel log is followed from the sampler's start (sys::KmsgFollower): each sample carries the
+// NVIDIA driver's records logged since the one before.
 // Threading: one thread.
 #pragma once
 
@@ -17,6 +19,7 @@
 #include "gpu/nvml_api.h"
 #include "gpu/telemetry.h"
 #include "model/runlog.h"
+#include "sys/kernel_log.h"
 
 namespace sparkdoc::watch {
 
@@ -68,6 +71,8 @@ class Sampler {
   runlog::LogHeader header_;
   std::optional<gpu::NvmlSession> session_;
   std::map<uint32_t, std::optional<std::string>> names_;  // /proc/PID/comm, by PID
+  std::optional<sys::KmsgFollower> kmsg_;                 // absent: not readable, for kmsg_error_
+  std::string kmsg_error_;
   bool first_ = true;
 };
 

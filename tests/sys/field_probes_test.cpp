@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <fstream>
+
 #include "sys/docker.h"
 #include "sys/kernel_log.h"
 #include "sys/meminfo.h"
@@ -61,6 +63,38 @@ TEST(KernelLog, FixtureKeepsOnlyTheDriversRecords) {
   EXPECT_EQ(log->nvidia_records, 2u);
   ASSERT_EQ(log->lines.size(), 2u);
   EXPECT_EQ(log->lines[1].usec, 40023118u);
+}
+
+// watch follows the log from its start: the records already there are not its, those logged
+// later are, each once, with a record cut across two reads put together.
+TEST(KmsgFollower, ReadsOnlyTheDriversRecordsLoggedSinceItOpened) {
+  TempTree tree;
+  tree.write("dev/kmsg", kKmsg);
+  auto follower = KmsgFollower::open(Root(tree.path()));
+  ASSERT_TRUE(follower) << follower.error().message;
+  EXPECT_TRUE(follower->poll().empty());
+  {
+    std::ofstream out(tree.path() + "/dev/kmsg", std::ios::app);
+    out << "4,9003,41000000,-;NVRM: Xid (PCI:000f:01:00): 119, pid=2211, name=python3\n"
+           " DEVICE=+pci:000f:01:00.0\n"
+           "6,9004,41000001,-;usb 1-1: disconnect\n"
+           "3,9005,41000002,-;NVRM: nvCheckOkFailedNoLog: Check failed: Out of mem";
+  }
+  EXPECT_THAT(follower->poll(),
+              ElementsAre("NVRM: Xid (PCI:000f:01:00): 119, pid=2211, name=python3"));
+  {
+    std::ofstream out(tree.path() + "/dev/kmsg", std::ios::app);
+    out << "ory [NV_ERR_NO_MEMORY] (0x00000051)\n";
+  }
+  EXPECT_THAT(follower->poll(),
+              ElementsAre("NVRM: nvCheckOkFailedNoLog: Check failed: Out of memory "
+                          "[NV_ERR_NO_MEMORY] (0x00000051)"));
+  EXPECT_TRUE(follower->poll().empty());
+}
+
+TEST(KmsgFollower, NoKmsgIsAnError) {
+  TempTree tree;
+  EXPECT_FALSE(KmsgFollower::open(Root(tree.path())));
 }
 
 TEST(KernelLog, KeepsTheFirstRecordsAndCountsTheRest) {

@@ -361,6 +361,59 @@ TEST(PageCacheGrowth, CountsCachedPlusBuffersMinusShmem) {
   EXPECT_TRUE(loading(3, 0, 3).empty()) << "Shmem grew with Cached";
 }
 
+// The driver's kernel-log records during a run (issue 16), texts as reported (ogkm#1358, forum
+// 378200): one event per kind an episode, at the sample that carried the record.
+constexpr const char* kNoMemory =
+    "NVRM: nvCheckOkFailedNoLog: Check failed: Out of memory [NV_ERR_NO_MEMORY] (0x00000051) "
+    "returned from _memdescAllocInternal(pMemDesc) @ mem_desc.c:1359";
+constexpr const char* kXid119 =
+    "NVRM: Xid (PCI:000f:01:00): 119, pid=2211, name=python3, Timeout after 6s of waiting for "
+    "RPC response from GPU0 GSP!";
+
+Sample with_kernel(double ts, std::vector<std::string> records) {
+  Sample s = memory(ts, 90);
+  s.kernel = std::move(records);
+  return s;
+}
+
+TEST(DriverError, TheWedgePrecursorFiresAtItsSampleOncePerEpisode) {
+  DetectorConfig spark;
+  spark.unified_memory = true;
+  std::vector<Sample> samples;
+  for (int i = 0; i < 10; ++i) samples.push_back(with_kernel(i, {}));
+  samples[4].kernel = {kNoMemory, kNoMemory, "NVRM: loading NVIDIA UNIX Open Kernel Module"};
+  samples[5].kernel = {kNoMemory};
+  auto events = detect(spark, samples);
+  ASSERT_EQ(kinds(events), std::vector<std::string>{"driver_error"});
+  EXPECT_EQ(events[0].sample, 4u);
+  EXPECT_EQ(events[0].severity, EventSeverity::kWarn);
+  EXPECT_THAT(events[0].message, HasSubstr("NV_ERR_NO_MEMORY"));
+  EXPECT_THAT(events[0].message, HasSubstr("(2 records)"));
+  EXPECT_THAT(events[0].message, HasSubstr("silent host wedge"));
+  // After the clear time a new episode fires again.
+  samples.push_back(with_kernel(60, {kNoMemory}));
+  EXPECT_EQ(detect(spark, samples).size(), 2u);
+}
+
+TEST(DriverError, XidsAreJudgedByTheirNumber) {
+  auto events =
+      detect(DetectorConfig{}, {with_kernel(0, {}), with_kernel(1, {kXid119}),
+                                with_kernel(2, {"NVRM: Xid (PCI:0000:01:00): 13, pid=7, Graphics "
+                                                "Exception: ESR 0x404490=0x80000001"})});
+  ASSERT_EQ(kinds(events), (std::vector<std::string>{"driver_error", "driver_error"}));
+  EXPECT_EQ(events[0].severity, EventSeverity::kWarn);
+  EXPECT_THAT(events[0].message, HasSubstr("Xid 119: the GPU needs a reset"));
+  EXPECT_EQ(events[1].severity, EventSeverity::kInfo);
+  EXPECT_THAT(events[1].message, HasSubstr("program's own GPU fault"));
+}
+
+TEST(DriverError, OtherKernelRecordsAndNoneAreQuiet) {
+  EXPECT_TRUE(
+      detect(DetectorConfig{},
+             {with_kernel(0, {"NVRM: loading NVIDIA UNIX Open Kernel Module"}), with_kernel(1, {})})
+          .empty());
+}
+
 TEST(DetectorConfig, FromTheHeader) {
   runlog::LogHeader h;
   h.platform = "dgx-spark";
