@@ -174,9 +174,10 @@ inline constexpr std::string_view kMemoryPressure = "memory_pressure";
 inline constexpr std::string_view kPageCacheGrowth = "page_cache_growth";
 inline constexpr std::string_view kPowerWedge = "power_wedge";
 inline constexpr std::string_view kDriverError = "driver_error";
+inline constexpr std::string_view kMemoryCollapse = "memory_collapse";
 inline constexpr std::string_view kEventKinds[] = {
     kPowerCapPlateau, kClockSlowdown,   kSmClockDrop, kNewGpuProcess, kGpuProcessExit,
-    kMemoryPressure,  kPageCacheGrowth, kPowerWedge,  kDriverError};
+    kMemoryPressure,  kPageCacheGrowth, kPowerWedge,  kDriverError,   kMemoryCollapse};
 
 // {"type":"event"}.
 struct Event {

@@ -211,6 +211,7 @@ struct Detectors::State {
   std::deque<HostPoint> host;
   Episode pressure;
   Episode cache;
+  Episode collapse;
   std::map<std::pair<facts::DriverEvent, int>, Episode> driver;  // by kind and Xid number
 
   Event event(const Sample& s, std::string_view kind, EventSeverity severity,
@@ -499,10 +500,46 @@ struct Detectors::State {
     host.push_back(HostPoint{
         s.ts, m.available_bytes,
         facts::page_cache_bytes(m.cached_bytes, m.buffers_bytes, m.shmem_bytes), gpu_bytes(s)});
-    trim_history(host, s.ts, std::max(config.cache_window_s, config.falling_window_s));
+    trim_history(
+        host, s.ts,
+        std::max({config.cache_window_s, config.falling_window_s, config.collapse_window_s}));
     if (!m.total_bytes || *m.total_bytes == 0) return;
     memory_pressure(s, static_cast<double>(*m.total_bytes), out);
+    memory_collapse(s, static_cast<double>(*m.total_bytes), out);
     page_cache_growth(s, static_cast<double>(*m.total_bytes), out);
+  }
+
+  // On unified memory, MemAvailable falling fast into the last quarter of the pool: what the
+  // silent host wedge's reports show before the freeze (field-2026 §1: 28.97 -> 6.27 GiB in
+  // 11 s, vllm#56824; 34.0 -> 12.7 GiB in 1.5 s, playbooks#116).
+  void memory_collapse(const Sample& s, double total, std::vector<Event>& out) {
+    const DetectorConfig& c = config;
+    const runlog::HostMemorySample& m = s.mem;
+    bool active = false;
+    double from = 0;
+    double over_s = 0;
+    if (c.unified_memory && m.available_bytes) {
+      const double now = static_cast<double>(*m.available_bytes);
+      for (const HostPoint& p : host) {
+        if (s.ts - p.ts > c.collapse_window_s || !p.available) continue;
+        const double before = static_cast<double>(*p.available);
+        if (before - now > from - now && before - now >= c.collapse_fraction * total) {
+          from = before;
+          over_s = s.ts - p.ts;
+        }
+      }
+      active = from > 0 && now < c.collapse_below_fraction * total;
+    }
+    if (!collapse.start(active, s.ts, c.clear_after_s)) return;
+    out.push_back(event(
+        s, runlog::kMemoryCollapse, EventSeverity::kWarn, std::nullopt,
+        fmt::format("MemAvailable collapsed from {:.1f} to {:.1f} GB in {:.0f} s ({:.0f}% of "
+                    "{:.1f} GB left). On DGX Spark such a fall came before the silent host wedge "
+                    "(no OOM kill, no panic; vllm#56824: 28.97 to 6.27 GiB in 11 s), and the "
+                    "driver's memory is bounded by no cgroup: save a checkpoint now, then lower "
+                    "the batch size or gpu_memory_utilization (0.85 at most).",
+                    gb(from), gb(static_cast<double>(*m.available_bytes)), std::max(over_s, 1.0),
+                    100.0 * static_cast<double>(*m.available_bytes) / total, gb(total))));
   }
 
   void memory_pressure(const Sample& s, double total, std::vector<Event>& out) {

@@ -27,6 +27,10 @@
 //       below min(16 GiB, MemTotal/8) (community alerts warn below 16-24 GiB; driver
 //       allocations fail before MemAvailable reaches 0); info: MemAvailable fell by >= 10 % of
 //       MemTotal within 30 s and is below half of it.
+//   memory_collapse (warn, unified memory only)  MemAvailable fell by >= 15 % of MemTotal within
+//       15 s to below 25 % of it: the fall the silent host wedge's reports show before the
+//       freeze (field-2026 §1: 28.97 -> 6.27 GiB in 11 s, vllm#56824; 34.0 -> 12.7 GiB in
+//       1.5 s, playbooks#116), which drop_caches does not undo (driver memory).
 //   page_cache_growth (warn on unified memory, info elsewhere)  the page cache (Cached +
 //       Buffers - Shmem, facts::page_cache_bytes: shmem is no cache that dropping frees) grew by
 //       >= max(2 GiB, 3 % of MemTotal) within 60 s during a load: GPU memory grew >= 1 GiB,
@@ -80,6 +84,9 @@ struct DetectorConfig {
   double low_available_fraction = 1.0 / 8;
   double falling_window_s = 30;
   double falling_fraction = 0.10;
+  double collapse_window_s = 15;
+  double collapse_fraction = 0.15;
+  double collapse_below_fraction = 0.25;
   double cache_window_s = 60;
   double cache_min_growth_bytes = 2.0 * 1024 * 1024 * 1024;
   double cache_growth_fraction = 0.03;

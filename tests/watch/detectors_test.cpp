@@ -414,6 +414,49 @@ TEST(DriverError, OtherKernelRecordsAndNoneAreQuiet) {
           .empty());
 }
 
+// The fall before the silent host wedge (field-2026 §1, vllm#56824): 28.97 to 6.27 GiB in 11 s.
+constexpr double kGiB = 1024.0 * 1024 * 1024;
+
+Sample available_at(double ts, double available_gib) {
+  Sample s;
+  s.ts = ts;
+  s.mem.total_bytes = static_cast<uint64_t>(119 * kGiB);
+  s.mem.available_bytes = static_cast<uint64_t>(available_gib * kGiB);
+  return s;
+}
+
+TEST(MemoryCollapse, TheFallBeforeTheWedgeFiresOnUnifiedMemory) {
+  DetectorConfig spark;
+  spark.unified_memory = true;
+  std::vector<Sample> samples;
+  for (int i = 0; i <= 11; ++i) samples.push_back(available_at(i, 28.97 - (28.97 - 6.27) * i / 11));
+  auto events = detect(spark, samples);
+  std::vector<runlog::Event> collapse;
+  for (const auto& e : events) {
+    if (e.kind == "memory_collapse") collapse.push_back(e);
+  }
+  ASSERT_EQ(collapse.size(), 1u) << ::testing::PrintToString(kinds(events));
+  EXPECT_EQ(collapse[0].severity, EventSeverity::kWarn);
+  // 15 % of 119 GiB (19.2 GB) has gone by the ninth second, below a quarter of the pool.
+  EXPECT_EQ(collapse[0].sample, 9u);
+  EXPECT_THAT(collapse[0].message, HasSubstr("silent host wedge"));
+  // The same fall on a discrete GPU's host is memory_pressure's, not this.
+  for (const auto& e : detect(DetectorConfig{}, samples)) EXPECT_NE(e.kind, "memory_collapse");
+}
+
+TEST(MemoryCollapse, ASlowLoadOrAFallThatLeavesRoomIsQuiet) {
+  DetectorConfig spark;
+  spark.unified_memory = true;
+  std::vector<Sample> slow, roomy;
+  // 110 to 30 GiB over 80 s: 1 GiB a second never takes 15 % within 15 s.
+  for (int i = 0; i <= 80; ++i) slow.push_back(available_at(i, 110 - i));
+  // 110 to 60 GiB in 5 s: fast, but half the pool stays available.
+  for (int i = 0; i <= 5; ++i) roomy.push_back(available_at(i, 110 - 10 * i));
+  for (const auto* run : {&slow, &roomy}) {
+    for (const auto& e : detect(spark, *run)) EXPECT_NE(e.kind, "memory_collapse");
+  }
+}
+
 TEST(DetectorConfig, FromTheHeader) {
   runlog::LogHeader h;
   h.platform = "dgx-spark";
