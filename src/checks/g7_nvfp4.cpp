@@ -1,6 +1,10 @@
 // G7 NVFP4 slower than FP8 on SM121 (002 G7; reference §5.1 G7).
 //
 // Rule, from the platform's compute capability:
+//   WARN  12.1 with flashinfer-cubin installed: its 12,681 cubins (0.6.11) are all
+//         Sm100a/Sm100f/Sm103a, and FlashInfer's loader falls through to a wrong-arch one
+//         (degenerate NVFP4 MoE output, flashinfer-ai/flashinfer#3294); GB10 does not need it
+//         (flashinfer#4781; field 2026 §5).
 //   PASS  12.1 (GB10): the rule applies. SM121 converts to FP4 (cvt ... e2m1x2) only in code
 //         built for the arch-specific sm_121a or the family targets sm_120f/sm_121f; without it
 //         NVFP4 kernels fall back and run about 32% slower than FP8, so FP8 stays the choice
@@ -15,6 +19,7 @@
 #include "checks/registry.h"
 #include "core/strings.h"
 #include "facts/platform.h"
+#include "facts/python.h"
 
 namespace sparkdoc::checks {
 
@@ -38,6 +43,15 @@ std::string nvfp4_packages(const Snapshot& s, const Workload& w, const facts::Pl
   return fmt::format("; NVFP4-capable code in: {} (sparkdoc audit)", join(with, ", "));
 }
 
+// flashinfer-cubin in the judged environment, as "flashinfer-cubin 0.6.11"; "" when absent.
+std::string flashinfer_cubin(const Snapshot& s) {
+  if (!s.python.ok()) return "";
+  const pyenv::PythonEnv* env = facts::judged_env(*s.python);
+  if (env == nullptr) return "";
+  const pyenv::Distribution* d = facts::find_dist(*env, "flashinfer-cubin");
+  return d == nullptr ? "" : fmt::format("flashinfer-cubin {}", d->version);
+}
+
 Finding judge(const Snapshot& s, const Workload& w, const facts::Platform& p) {
   constexpr std::string_view kId = "G7";
   if (!p.compute_capability && !w.arch) {
@@ -54,6 +68,17 @@ Finding judge(const Snapshot& s, const Workload& w, const facts::Platform& p) {
   if (cc.major == 12 && cc.minor == 1) {
     std::vector<std::string> details;
     std::string packages = nvfp4_packages(s, w, p, details);
+    if (std::string cubin = flashinfer_cubin(s); !cubin.empty()) {
+      return make_finding(
+          kId, Verdict::kWarn,
+          fmt::format("{} is installed: its cubins are built for Sm100a/Sm100f/Sm103a only, "
+                      "and FlashInfer's loader falls through to a wrong-architecture one on "
+                      "SM121 (degenerate NVFP4 MoE output, FP4 GEMM errors; "
+                      "flashinfer-ai/flashinfer#3294). GB10 does not need it: pip uninstall "
+                      "flashinfer-cubin (FlashInfer JIT-builds for 12.1a){}",
+                      cubin, packages),
+          details);
+    }
     return make_finding(
         kId, Verdict::kPass,
         std::string(w.arch ? "SM121 (12.1) asked for with --arch" : "SM121 (12.1) detected") +
@@ -94,7 +119,8 @@ const CheckInfo& g7_nvfp4() {
           "fallback kernel.",
       .how_checked =
           "Reads the compute capability; on 12.1 states which code NVFP4 kernels need (sparkdoc "
-          "audit inspects the libraries themselves).",
+          "audit inspects the libraries themselves) and warns when flashinfer-cubin is "
+          "installed in the judged environment.",
       .fix =
           "Stay on FP8 unless the kernels are built for sm_121a or the 12.0f/12.1f family; "
           "remove flashinfer-cubin on GB10; on vLLM up to v0.29.0 set "

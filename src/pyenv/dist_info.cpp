@@ -26,6 +26,7 @@ constexpr WatchRule kWatched[] = {
     {"flash-attn", false},    {"xformers", false},    {"mamba-ssm", false},
     {"causal-conv1d", false}, {"vllm", false},        {"deepspeed", false},
     {"safetensors", false},   {"sglang", false},      {"nvidia-", true},
+    {"flashinfer-", true},
 };
 
 constexpr std::string_view kDistInfo = ".dist-info";

@@ -4,6 +4,7 @@
 #include "checks/playbook_issues.h"
 #include "checks/registry.h"
 #include "core/units.h"
+#include "facts/python.h"
 #include "snapshots.h"
 
 namespace sparkdoc::checks {
@@ -190,6 +191,26 @@ TEST(G7Nvfp4, Sm121Passes) {
   EXPECT_EQ(f.verdict, Verdict::kPass);
   EXPECT_THAT(f.detail, HasSubstr("SM121 (12.1) detected"));
   EXPECT_THAT(f.detail, HasSubstr("stay on FP8 unless the build targets sm_121a"));
+}
+
+// flashinfer-cubin's cubins are all Sm100-family (field 2026 §5): on GB10 it warns, by version.
+TEST(G7Nvfp4, FlashinferCubinOnSm121Warns) {
+  // flashinfer-cubin added to the environment the checks judge.
+  auto with_cubin = [](Snapshot s) {
+    if (!s.python.ok()) return s;
+    for (pyenv::PythonEnv& env : *s.python) {
+      if (&env == facts::judged_env(*s.python)) {
+        env.packages["flashinfer-cubin"] = pyenv::Distribution{"flashinfer-cubin", "0.6.11", ""};
+      }
+    }
+    return s;
+  };
+  Finding f = run_one("G7", with_cubin(gb10_snapshot()));
+  EXPECT_EQ(f.verdict, Verdict::kWarn) << f.detail;
+  EXPECT_THAT(f.detail, HasSubstr("flashinfer-cubin 0.6.11 is installed"));
+  EXPECT_THAT(f.detail, HasSubstr("pip uninstall flashinfer-cubin"));
+  // Not GB10's problem on an H200.
+  EXPECT_EQ(run_one("G7", with_cubin(h200_snapshot())).verdict, Verdict::kInfo);
 }
 
 TEST(G7Nvfp4, H200IsInfo) {
