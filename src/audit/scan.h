@@ -3,11 +3,14 @@
 // RECORD for ownership.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "audit/stamp.h"
 #include "core/fs.h"
 #include "core/result.h"
 
@@ -34,11 +37,46 @@ struct SitePackages {
   std::map<std::string, Owner> distributions;  // by name
 };
 
+// What the index takes of one folder: the names of its subfolders and of its shared objects, as
+// listed under the folder's stamp (an equal stamp: the same names).
+struct FolderListing {
+  FileStamp stamp;
+  std::vector<std::string> folders;
+  std::vector<std::string> files;
+  bool operator==(const FolderListing&) const = default;
+};
+
+// What the index takes of a metadata folder's RECORD: the shared objects it lists, normalised.
+struct RecordListing {
+  FileStamp stamp;
+  std::vector<std::string> files;
+  bool operator==(const RecordListing&) const = default;
+};
+
+// Listings kept between audits (audit/fact_cache.h), so that an index of an unchanged folder
+// stats its folders instead of reading them: on a cold disk a folder's listing is a read of its
+// own, and torch alone has over a thousand folders.
+struct IndexCache {
+  std::map<std::string, FolderListing, std::less<>> folders;  // by path relative to dir; "": dir
+  std::map<std::string, RecordListing, std::less<>> records;  // by metadata folder name
+  bool operator==(const IndexCache&) const = default;
+};
+
+// How index_site_packages may use and fill an IndexCache.
+struct IndexCaching {
+  const IndexCache* cached = nullptr;  // listings to take where the stamp is the same
+  IndexCache* next = nullptr;          // receives every listing taken or read that may be kept
+  int64_t settled_before_ns = 0;       // stamp.h settled()
+  size_t* read = nullptr;              // counts folders and RECORDs read (not taken)
+};
+
 // Walks `dir` (a machine path opened through root): every regular file with a shared-object
 // name, below any depth up to 32, except in __pycache__ and metadata folders; symbolic links
-// are not followed (the file they name is listed where it lies). Errors: the folder cannot
-// be listed.
-Result<SitePackages> index_site_packages(const Root& root, const std::string& dir);
+// are not followed (the file they name is listed where it lies). With `caching`, a folder or
+// RECORD whose stamp is the cached one is not read: the result is the same. Errors: the folder
+// cannot be listed.
+Result<SitePackages> index_site_packages(const Root& root, const std::string& dir,
+                                         const IndexCaching& caching = {});
 
 // Whether Python source imports `module` only inside a try block: no `import module` at the
 // top level, and one indented under a `try:` (000 §4's patch of mamba-ssm's

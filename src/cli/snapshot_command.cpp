@@ -74,6 +74,7 @@ std::function<int()> add_snapshot_command(CLI::App& app) {
       ->expected(2)
       ->type_name("FILE");
   flags->capture.add_to(*cmd);
+  flags->capture.add_cache_option(*cmd);
   return [flags]() { return run_snapshot(*flags); };
 }
 
