@@ -116,13 +116,14 @@ struct Taken {
   bool cacheable = false;  // read now, and fit to keep (fact_cache.h says which are not)
 };
 
-Taken take_file(const std::string& path, const CachedFiles* cache, const std::string& relative,
+// A file's facts taken from `cache` are moved out of it (each file is one thread's).
+Taken take_file(const std::string& path, CachedFiles* cache, const std::string& relative,
                 int64_t settled_ns) {
   Taken out;
   out.stamp = stamp_of(path);
   if (cache != nullptr && out.stamp) {
     if (auto it = cache->find(relative); it != cache->end() && it->second.stamp == *out.stamp) {
-      out.facts = it->second.facts;
+      out.facts = std::move(it->second.facts);
       out.from_cache = true;
       return out;
     }
@@ -196,12 +197,14 @@ int64_t realtime_ns() {
 }
 
 // What the cache keeps of the files after this audit: what it had of files unchanged, and what
-// was read now that may be kept.
-CachedFiles files_to_keep(const SitePackages& site, const std::vector<Taken>& taken) {
+// was read now that may be kept (moved out of `taken`).
+CachedFiles files_to_keep(const SitePackages& site, std::vector<Taken>& taken) {
   CachedFiles kept;
   for (size_t i = 0; i < taken.size(); ++i) {
-    const Taken& t = taken[i];
-    if (t.from_cache || t.cacheable) kept.emplace(site.files[i], CachedFile{*t.stamp, t.facts});
+    Taken& t = taken[i];
+    if (t.from_cache || t.cacheable) {
+      kept.emplace(site.files[i], CachedFile{*t.stamp, std::move(t.facts)});
+    }
   }
   return kept;
 }
@@ -231,26 +234,20 @@ NativeAudit run_audit(const AuditOptions& options, AuditStats* out_stats) {
   }
   const int64_t settled_ns = realtime_ns() - options.cache_settle_ns;
   AuditCache next;
-  IndexCaching index_caching;
-  if (use_cache) index_caching = IndexCaching{&cached.index, &next.index, settled_ns};
-  index_caching.read = &stats.listings_read;
-  auto site = index_site_packages(options.root, options.site_packages, index_caching);
+  IndexCaching index_caching{&cached.index, &next.index, settled_ns};
+  auto site = index_site_packages(options.root, options.site_packages,
+                                  use_cache ? &index_caching : nullptr);
+  stats.listings_read = index_caching.read;
+  // What was taken has left cached.index: what is left there was not taken.
+  const bool index_changed =
+      index_caching.kept_new || !cached.index.folders.empty() || !cached.index.records.empty();
+  cached.index = {};
   if (!site) {
     out.error = site.error().message;
     if (out_stats != nullptr) *out_stats = std::move(stats);
     return out;
   }
   const std::optional<int> torch_major = cuda_major_of_version(options.torch_cuda);
-
-  elf::LibrarySearch search;
-  search.root = options.root;
-  search.ld_library_path = options.ld_library_path;
-  search.ld_cache = options.ld_cache;
-  search.ld_cache_flags = options.architecture.ld_cache_flags;
-  search.machine = options.architecture.machine;
-  search.default_dirs = elf::default_directories(options.architecture.multiarch);
-  search.loaded = torch_loaded(options.root, *site, torch_major);
-  const elf::LoaderModel loader(std::move(search));
 
   unsigned threads = options.threads;
   if (threads == 0) threads = std::clamp(std::thread::hardware_concurrency(), 1u, 32u);
@@ -265,17 +262,38 @@ NativeAudit run_audit(const AuditOptions& options, AuditStats* out_stats) {
     size_t finished = ++done;
     if (options.progress) options.progress(finished, site->files.size());
   });
+  elf::LibrarySearch search;
+  search.root = options.root;
+  search.ld_library_path = options.ld_library_path;
+  search.ld_cache = options.ld_cache;
+  search.ld_cache_flags = options.architecture.ld_cache_flags;
+  search.machine = options.architecture.machine;
+  search.default_dirs = elf::default_directories(options.architecture.multiarch);
+  search.loaded = torch_loaded(options.root, *site, torch_major);
+  // The files just taken need no second read of their headers where a need resolves to one.
+  for (size_t i = 0; i < taken.size(); ++i) {
+    if (taken[i].facts.machine && !taken[i].changed) {
+      search.known_machines.emplace(normalize_path(join_path(site->dir, site->files[i])),
+                                    *taken[i].facts.machine);
+    }
+  }
+  const elf::LoaderModel loader(std::move(search));
+
+  const size_t cached_files = cached.files.size();
+  cached.files = {};
   out.files.resize(site->files.size());
   for_each_index(site->files.size(), threads, [&](size_t i) {
     out.files[i] = resolve(loader, *site, site->files[i], taken[i]);
   });
   for (const Taken& t : taken) ++(t.from_cache ? stats.files_from_cache : stats.files_read);
   if (use_cache) {
-    next.files = files_to_keep(*site, taken);
+    bool files_changed = stats.files_from_cache != cached_files;
+    for (const Taken& t : taken) files_changed |= t.cacheable;
     // Written only when it changed: an audit of an unchanged folder writes nothing. One that
     // cannot be written (a read-only home, a full disk, another user's folder) costs the next
     // audit its speed, never its result.
-    if (next != cached) {
+    if (index_changed || files_changed) {
+      next.files = files_to_keep(*site, taken);
       if (auto stored = store_fact_cache(options.cache_root, cache_key, next)) {
         stats.cache_written = true;
       } else {

@@ -5,7 +5,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstddef>
 #include <exception>
+#include <iterator>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "core/cache_dir.h"
@@ -222,8 +226,68 @@ std::string render_fact_cache(const FactCacheKey& key, const AuditCache& cache) 
   return out;
 }
 
-Result<AuditCache> parse_fact_cache(std::string_view text, const FactCacheKey& key) {
-  if (text.size() > kMaxCacheBytes) return fail("the audit cache is larger than its limit");
+namespace {
+
+// A file's bytes through a buffer of 64 KB, as nlohmann's parser takes its input: one character
+// at a time through an input iterator. The cache file is streamed, never held whole (its text
+// is half a MB for a full CUDA stack, which check's resident set would carry at its peak).
+class FileChars {
+ public:
+  explicit FileChars(int fd) : fd_(fd) {}
+  bool next(char& c) {
+    if (at_ == end_) {
+      ssize_t n;
+      do {
+        n = ::read(fd_, buffer_, sizeof buffer_);
+      } while (n < 0 && errno == EINTR);
+      if (n < 0) failed_ = true;
+      if (n <= 0) return false;
+      total_ += static_cast<size_t>(n);
+      if (total_ > kMaxCacheBytes) {
+        failed_ = true;
+        return false;
+      }
+      at_ = 0;
+      end_ = static_cast<size_t>(n);
+    }
+    c = buffer_[at_++];
+    return true;
+  }
+  bool failed() const { return failed_; }
+
+ private:
+  int fd_;
+  char buffer_[64 * 1024];
+  size_t at_ = 0;
+  size_t end_ = 0;
+  size_t total_ = 0;
+  bool failed_ = false;
+};
+
+class CharIterator {
+ public:
+  using iterator_category = std::input_iterator_tag;
+  using value_type = char;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const char*;
+  using reference = const char&;
+  CharIterator() = default;  // the end
+  explicit CharIterator(FileChars* chars) : chars_(chars) { ++*this; }
+  reference operator*() const { return c_; }
+  CharIterator& operator++() {
+    if (chars_ != nullptr && !chars_->next(c_)) chars_ = nullptr;
+    return *this;
+  }
+  bool operator==(const CharIterator& other) const { return chars_ == other.chars_; }
+
+ private:
+  FileChars* chars_ = nullptr;
+  char c_ = 0;
+};
+
+// parse_fact_cache over any input iterators of characters.
+template <class Iterator>
+Result<AuditCache> parse_chars(Iterator first, Iterator last, const FactCacheKey& key) {
   AuditCache cache;
   std::string member;  // the top-level member being parsed
   std::string error;
@@ -260,7 +324,7 @@ Result<AuditCache> parse_fact_cache(std::string_view text, const FactCacheKey& k
   };
   json doc;
   try {
-    doc = json::parse(text.begin(), text.end(), take, false);
+    doc = json::parse(std::move(first), std::move(last), take, false);
   } catch (const std::exception& e) {
     error = e.what();
   }
@@ -286,12 +350,22 @@ Result<AuditCache> parse_fact_cache(std::string_view text, const FactCacheKey& k
   return cache;
 }
 
+}  // namespace
+
+Result<AuditCache> parse_fact_cache(std::string_view text, const FactCacheKey& key) {
+  if (text.size() > kMaxCacheBytes) return fail("the audit cache is larger than its limit");
+  return parse_chars(text.begin(), text.end(), key);
+}
+
 Result<AuditCache> load_fact_cache(const std::string& root, const FactCacheKey& key) {
   auto folder = open_folder(root);
   if (!folder) return tl::unexpected(std::move(folder.error()));
-  auto text = read_private_file(*folder, fact_cache_file_name(key), kMaxCacheBytes, ::geteuid());
-  if (!text) return tl::unexpected(std::move(text.error()));
-  return parse_fact_cache(*text, key);
+  auto fd = open_private_file(*folder, fact_cache_file_name(key), kMaxCacheBytes, ::geteuid());
+  if (!fd) return tl::unexpected(std::move(fd.error()));
+  auto chars = std::make_unique<FileChars>(fd->get());
+  auto cache = parse_chars(CharIterator(chars.get()), CharIterator(), key);
+  if (chars->failed()) return fail("the audit cache could not be read to its end");
+  return cache;
 }
 
 Result<void> store_fact_cache(const std::string& root, const FactCacheKey& key,

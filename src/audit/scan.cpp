@@ -47,38 +47,40 @@ std::optional<FolderListing> read_listing(const Root& root, const std::string& d
   return listing;
 }
 
-// What was taken of the file or folder at `path` under `stamp`: from the cache when it holds
-// that stamp, else read by `read` (nullopt: nothing could be read); kept in caching.next when
-// it may be.
+// What is taken of the file or folder at `path`: the cached listing when it holds the same
+// stamp, else what `read` reads (nullopt: nothing could be read), kept when it may be.
+// `member` picks the map (folders or records) of an IndexCache.
 template <class Listing, class Read>
-std::optional<Listing> take(const IndexCaching& caching,
-                            const std::map<std::string, Listing, std::less<>>* cached,
-                            std::map<std::string, Listing, std::less<>>* next,
+std::optional<Listing> take(IndexCaching* caching,
+                            std::map<std::string, Listing, std::less<>> IndexCache::*member,
                             const std::string& key, const std::string& path, const Read& read) {
+  if (caching == nullptr) return read();
   const std::optional<FileStamp> before = stamp_of(path);
-  if (cached != nullptr && before) {
-    if (auto it = cached->find(key); it != cached->end() && it->second.stamp == *before) {
-      if (next != nullptr) next->emplace(key, it->second);
-      return it->second;
+  auto& next = caching->next->*member;
+  if (caching->cached != nullptr && before) {
+    auto& cached = caching->cached->*member;
+    if (auto it = cached.find(key); it != cached.end() && it->second.stamp == *before) {
+      ++caching->taken;
+      // The node itself moves: neither its name nor its listing is copied.
+      return next.insert(cached.extract(it)).position->second;
     }
   }
   std::optional<Listing> listing = read();
-  if (caching.read != nullptr) ++*caching.read;
-  if (listing && next != nullptr && before &&
-      settled(before, stamp_of(path), caching.settled_before_ns)) {
+  ++caching->read;
+  if (listing && settled(before, stamp_of(path), caching->settled_before_ns)) {
     listing->stamp = *before;
-    next->emplace(key, *listing);
+    next.insert_or_assign(key, *listing);
+    caching->kept_new = true;
   }
   return listing;
 }
 
-void walk(const Root& root, const IndexCaching& caching, const std::string& dir,
+void walk(const Root& root, IndexCaching* caching, const std::string& dir,
           const std::string& relative, int depth, std::vector<std::string>& files,
           std::vector<std::string>& metadata) {
   if (depth > kMaxDepth) return;
-  auto listing = take<FolderListing>(caching, caching.cached ? &caching.cached->folders : nullptr,
-                                     caching.next ? &caching.next->folders : nullptr, relative,
-                                     root.path(dir), [&] { return read_listing(root, dir); });
+  auto listing = take(caching, &IndexCache::folders, relative, root.path(dir),
+                      [&] { return read_listing(root, dir); });
   if (!listing) return;
   for (const std::string& name : listing->files) {
     files.push_back(relative.empty() ? name : relative + "/" + name);
@@ -143,7 +145,7 @@ std::string record_path(std::string_view line) {
 }
 
 Result<SitePackages> index_site_packages(const Root& root, const std::string& dir,
-                                         const IndexCaching& caching) {
+                                         IndexCaching* caching) {
   if (!is_dir(root.path(dir))) {
     auto listed = list_dir(root.path(dir));
     if (!listed) return tl::unexpected(std::move(listed.error()));
@@ -170,9 +172,8 @@ Result<SitePackages> index_site_packages(const Root& root, const std::string& di
     if (owner.name.empty()) continue;
     // RECORD lists every installed file; only shared objects matter here.
     const std::string record = root.path(join_path(dir, folder) + "/RECORD");
-    auto listed = take<RecordListing>(caching, caching.cached ? &caching.cached->records : nullptr,
-                                      caching.next ? &caching.next->records : nullptr, folder,
-                                      record, [&] { return read_record(record); });
+    auto listed =
+        take(caching, &IndexCache::records, folder, record, [&] { return read_record(record); });
     if (listed) {
       for (const std::string& path : listed->files) site.owner.emplace(path, owner.name);
     }

@@ -62,12 +62,16 @@ struct IndexCache {
   bool operator==(const IndexCache&) const = default;
 };
 
-// How index_site_packages may use and fill an IndexCache.
+// How index_site_packages uses and fills an IndexCache, and what it did.
 struct IndexCaching {
-  const IndexCache* cached = nullptr;  // listings to take where the stamp is the same
-  IndexCache* next = nullptr;          // receives every listing taken or read that may be kept
-  int64_t settled_before_ns = 0;       // stamp.h settled()
-  size_t* read = nullptr;              // counts folders and RECORDs read (not taken)
+  // Listings to take where the stamp is the same; each one taken moves from here to `next`,
+  // so that no listing is held twice.
+  IndexCache* cached = nullptr;
+  IndexCache* next = nullptr;     // receives every listing taken or read that may be kept
+  int64_t settled_before_ns = 0;  // stamp.h settled()
+  size_t read = 0;                // folders listed and RECORDs read
+  size_t taken = 0;               // listings taken from `cached`
+  bool kept_new = false;          // a listing read now went into `next`
 };
 
 // Walks `dir` (a machine path opened through root): every regular file with a shared-object
@@ -76,7 +80,7 @@ struct IndexCaching {
 // RECORD whose stamp is the cached one is not read: the result is the same. Errors: the folder
 // cannot be listed.
 Result<SitePackages> index_site_packages(const Root& root, const std::string& dir,
-                                         const IndexCaching& caching = {});
+                                         IndexCaching* caching = nullptr);
 
 // Whether Python source imports `module` only inside a try block: no `import module` at the
 // top level, and one indented under a `try:` (000 §4's patch of mamba-ssm's

@@ -461,8 +461,8 @@ Result<void> write_file_in(const Dir& dir, std::string_view name, std::string_vi
   return {};
 }
 
-Result<std::string> read_private_file(const Dir& dir, std::string_view name, size_t max_bytes,
-                                      unsigned euid) {
+Result<Fd> open_private_file(const Dir& dir, std::string_view name, size_t max_bytes,
+                             unsigned euid) {
   const std::string entry(name);
   const std::string path = dir.child(name);
   // O_NONBLOCK: a FIFO planted at the name opens without waiting and is refused by its type.
@@ -485,10 +485,20 @@ Result<std::string> read_private_file(const Dir& dir, std::string_view name, siz
   if (static_cast<uint64_t>(st.st_size) > max_bytes) {
     return fail(fmt::format("{} is larger than {} bytes ({} bytes)", path, max_bytes, st.st_size));
   }
+  return fd;
+}
+
+Result<std::string> read_private_file(const Dir& dir, std::string_view name, size_t max_bytes,
+                                      unsigned euid) {
+  auto fd = open_private_file(dir, name, max_bytes, euid);
+  if (!fd) return tl::unexpected(std::move(fd.error()));
+  const std::string path = dir.child(name);
+  struct stat st {};
+  if (::fstat(fd->get(), &st) != 0) return errno_fail("cannot stat", path, errno);
   std::string out(static_cast<size_t>(st.st_size), '\0');
   size_t got = 0;
   while (got < out.size()) {
-    ssize_t n = ::read(fd.get(), out.data() + got, out.size() - got);
+    ssize_t n = ::read(fd->get(), out.data() + got, out.size() - got);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return errno_fail("cannot read", path, errno);
     if (n == 0) break;

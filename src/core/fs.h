@@ -160,6 +160,9 @@ Result<void> write_file_in(const Dir& dir, std::string_view name, std::string_vi
 // of these failed; Why::kAbsent when there is nothing at the name.
 Result<std::string> read_private_file(const Dir& dir, std::string_view name, size_t max_bytes,
                                       unsigned euid);
+// The same file opened for reading, after the same checks, for a reader that streams it.
+Result<Fd> open_private_file(const Dir& dir, std::string_view name, size_t max_bytes,
+                             unsigned euid);
 
 // Writes `contents` to `path` as replace_file does, renamed into place only once every byte is
 // written: a reader sees the old file or the whole new one, and a failed write leaves no file.
