@@ -16,8 +16,12 @@ if [ $# -lt 2 ]; then
 fi
 sparkdoc=$1
 python=$2
-runs=${3:-5}
-shift $(($# < 3 ? $# : 3))
+shift 2
+runs=5
+if [ $# -gt 0 ] && [ "$1" != "--" ]; then
+  runs=$1
+  shift
+fi
 [ "${1:-}" = "--" ] && shift
 if [ "$(id -u)" != 0 ]; then
   echo "$0: needs root, to drop the page cache (/proc/sys/vm/drop_caches)" >&2
