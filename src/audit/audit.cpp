@@ -1,7 +1,7 @@
 #include "audit/audit.h"
 
 #include <fmt/format.h>
-#include <sys/stat.h>
+#include <time.h>
 
 #include <algorithm>
 #include <atomic>
@@ -10,9 +10,11 @@
 #include <span>
 #include <thread>
 
+#include "audit/fact_cache.h"
 #include "audit/scan.h"
 #include "core/cuda_sonames.h"
 #include "core/paths.h"
+#include "core/version.h"
 #include "elf/dynamic.h"
 #include "elf/fatbin.h"
 #include "elf/listing.h"
@@ -72,51 +74,19 @@ std::map<std::string, std::string> torch_loaded(const Root& root, const SitePack
   return loaded;
 }
 
-// What tells two versions of a file apart without reading it (GNU tar compares a file's ctime
-// and size before and after reading it to warn "file changed as we read it"). Timestamps have
-// the kernel's clock tick as their grain, so a truncation and a rewrite to the same size within
-// one tick look the same: the guarded reads (elf/mapped_read.h) catch those that touched a
-// vanished page or met an early end.
-struct Stamp {
-  dev_t device = 0;
-  ino_t inode = 0;
-  off_t size = 0;
-  int64_t mtime_ns = 0;
-  int64_t ctime_ns = 0;
-  bool operator==(const Stamp&) const = default;
-};
-
-std::optional<Stamp> stamp_of(const std::string& path) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
-  auto ns = [](const timespec& t) { return int64_t{t.tv_sec} * 1'000'000'000 + t.tv_nsec; };
-  return Stamp{st.st_dev, st.st_ino, st.st_size, ns(st.st_mtim), ns(st.st_ctim)};
-}
-
-NativeFile read_file(const elf::LoaderModel& loader, const SitePackages& site,
-                     const std::string& relative, const std::string& path) {
-  NativeFile out;
-  out.file = relative;
-  out.package = owner_of(site, relative);
-  const std::string machine_path = join_path(site.dir, relative);
+// What the audit reads of the file at `path`: its bytes' facts, nothing about the machine.
+FileFacts read_facts(const std::string& path) {
+  FileFacts out;
   // A file that is no ELF at all gets read_dynamic's error below.
-  const auto machine = elf::read_elf_machine(path);
-  if (machine) out.machine = elf::machine_name(*machine);
-  const elf::ElfMachine& own = loader.options().machine;
-  const bool foreign = machine && own.elf_class != 0 && *machine != own;
+  if (auto machine = elf::read_elf_machine(path)) out.machine = *machine;
   auto dynamic = elf::read_dynamic(path);
   if (!dynamic) {
     out.error = dynamic.error().message;
     return out;
   }
-  // This machine's loader would not load it, so where its needs would resolve is no fact of
-  // this machine; its GPU code is still recorded (it does not depend on the host).
-  for (const std::string& soname : foreign ? std::vector<std::string>{} : dynamic->needed) {
-    if (is_driver_library(soname)) continue;
-    elf::Resolution r = loader.find(machine_path, *dynamic, soname);
-    out.needs.push_back(LibraryNeed{std::move(r.soname), std::move(r.path),
-                                    std::string(elf::found_via_name(r.via))});
-  }
+  out.needed = std::move(dynamic->needed);
+  out.rpath = std::move(dynamic->rpath);
+  out.runpath = std::move(dynamic->runpath);
   // Grouped container by container as the file is read: a large library's entries are never
   // all in memory at once.
   elf::CodeFactsBuilder builder;
@@ -124,50 +94,174 @@ NativeFile read_file(const elf::LoaderModel& loader, const SitePackages& site,
       path, [&](const elf::FatbinContainer* container,
                 std::span<const elf::FatbinEntry> entries) { builder.add(container, entries); });
   if (!kind) {
-    out.error = kind.error().message;
-    out.needs.clear();
-    return out;
+    FileFacts failed;
+    failed.machine = out.machine;
+    failed.error = kind.error().message;
+    return failed;
   }
   out.gpu_code = builder.groups(builder.listed_section(*kind));
   return out;
 }
 
-// One file, read as it was, or reported as changed during the read: an install beside the audit
-// truncates a file and writes it again in place (cp, an in-place build), or unlinks it and
-// writes a new one under its name (pip), and what was read of it then mixes versions (or
+// One file's facts as this audit takes them: from the cache when its stamp is the one they
+// were read under, else read, or reported as changed during the read: an install beside the
+// audit truncates a file and writes it again in place (cp, an in-place build), or unlinks it
+// and writes a new one under its name (pip), and what was read of it then mixes versions (or
 // zeros, where a mapped page vanished) and is thrown away.
-NativeFile audit_file(const AuditOptions& options, const elf::LoaderModel& loader,
-                      const SitePackages& site, const std::string& relative) {
-  const std::string path = options.root.path(join_path(site.dir, relative));
-  const std::optional<Stamp> before = stamp_of(path);
-  const elf::ChangeWatch watch;
-  NativeFile out = read_file(loader, site, relative, path);
-  // A file absent before and there after (pip unlinks, then writes) changed too.
-  if (watch.changed() || stamp_of(path) != before) {
-    out.error = elf::changed_while_read(path) + "; run the audit again once installs have finished";
-    out.needs.clear();
-    out.gpu_code.clear();
-    out.changed_during_read = true;
+struct Taken {
+  FileFacts facts;
+  std::optional<FileStamp> stamp;  // before the read
+  bool changed = false;
+  bool from_cache = false;
+  bool cacheable = false;  // read now, and fit to keep (fact_cache.h says which are not)
+};
+
+// A file's facts taken from `cache` are moved out of it (each file is one thread's).
+Taken take_file(const std::string& path, CachedFiles* cache, const std::string& relative,
+                int64_t settled_ns) {
+  Taken out;
+  out.stamp = stamp_of(path);
+  if (cache != nullptr && out.stamp) {
+    if (auto it = cache->find(relative); it != cache->end() && it->second.stamp == *out.stamp) {
+      out.facts = std::move(it->second.facts);
+      out.from_cache = true;
+      return out;
+    }
   }
+  const elf::ChangeWatch watch;
+  out.facts = read_facts(path);
+  // A file absent before and there after (pip unlinks, then writes) changed too.
+  out.changed = watch.changed() || stamp_of(path) != out.stamp;
+  out.cacheable =
+      !out.changed && out.facts.error.empty() && settled(out.stamp, out.stamp, settled_ns);
   return out;
+}
+
+// The file as the audit records it: its facts, and where this machine's loader finds its needs.
+NativeFile resolve(const elf::LoaderModel& loader, const SitePackages& site,
+                   const std::string& relative, const Taken& taken) {
+  NativeFile out;
+  out.file = relative;
+  out.package = owner_of(site, relative);
+  const FileFacts& facts = taken.facts;
+  if (facts.machine) out.machine = elf::machine_name(*facts.machine);
+  if (taken.changed) {
+    out.error = elf::changed_while_read(loader.options().root.path(join_path(site.dir, relative))) +
+                "; run the audit again once installs have finished";
+    out.changed_during_read = true;
+    return out;
+  }
+  if (!facts.error.empty()) {
+    out.error = facts.error;
+    return out;
+  }
+  const elf::ElfMachine& own = loader.options().machine;
+  // This machine's loader would not load it, so where its needs would resolve is no fact of
+  // this machine; its GPU code is still recorded (it does not depend on the host).
+  const bool foreign = facts.machine && own.elf_class != 0 && *facts.machine != own;
+  if (!foreign) {
+    const std::string machine_path = join_path(site.dir, relative);
+    elf::DynamicInfo dynamic;
+    dynamic.rpath = facts.rpath;
+    dynamic.runpath = facts.runpath;
+    for (const std::string& soname : facts.needed) {
+      if (is_driver_library(soname)) continue;
+      elf::Resolution r = loader.find(machine_path, dynamic, soname);
+      out.needs.push_back(LibraryNeed{std::move(r.soname), std::move(r.path),
+                                      std::string(elf::found_via_name(r.via))});
+    }
+  }
+  out.gpu_code = facts.gpu_code;
+  return out;
+}
+
+// Runs work(i) for i in [0, n) on `threads` threads (this one among them), handing out indices
+// in order.
+template <class Work>
+void for_each_index(size_t n, unsigned threads, const Work& work) {
+  threads = static_cast<unsigned>(std::min<size_t>(threads, std::max<size_t>(n, 1)));
+  std::atomic<size_t> next{0};
+  auto run = [&] {
+    for (size_t i = next++; i < n; i = next++) work(i);
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(run);
+  run();
+  for (auto& t : pool) t.join();
+}
+
+int64_t realtime_ns() {
+  timespec t{};
+  ::clock_gettime(CLOCK_REALTIME, &t);
+  return int64_t{t.tv_sec} * 1'000'000'000 + t.tv_nsec;
+}
+
+// What the cache keeps of the files after this audit: what it had of files unchanged, and what
+// was read now that may be kept (moved out of `taken`).
+CachedFiles files_to_keep(const SitePackages& site, std::vector<Taken>& taken) {
+  CachedFiles kept;
+  for (size_t i = 0; i < taken.size(); ++i) {
+    Taken& t = taken[i];
+    if (t.from_cache || t.cacheable) {
+      kept.emplace(site.files[i], CachedFile{*t.stamp, std::move(t.facts)});
+    }
+  }
+  return kept;
 }
 
 }  // namespace
 
-NativeAudit run_audit(const AuditOptions& options) {
+NativeAudit run_audit(const AuditOptions& options, AuditStats* out_stats) {
   auto start = std::chrono::steady_clock::now();
   NativeAudit out;
   out.site_packages = options.site_packages;
   out.torch_cuda = options.torch_cuda;
   out.bnb_cuda_version = options.bnb_cuda_version;
   out.machine = std::string(options.architecture.name);
-  auto site = index_site_packages(options.root, options.site_packages);
+  // The cache first: every folder and file whose stamp it holds is then not read at all.
+  AuditStats stats;
+  AuditCache cached;
+  const FactCacheKey cache_key{options.root.path(options.site_packages),
+                               std::string(options.architecture.name), kVersion};
+  const bool use_cache = !options.cache_root.empty();
+  if (use_cache) {
+    if (auto loaded = load_fact_cache(options.cache_root, cache_key)) {
+      cached = std::move(*loaded);
+      stats.cache_loaded = true;
+    } else {
+      stats.cache_problem = loaded.error().message;
+    }
+  }
+  const int64_t settled_ns = realtime_ns() - options.cache_settle_ns;
+  AuditCache next;
+  IndexCaching index_caching{&cached.index, &next.index, settled_ns};
+  auto site = index_site_packages(options.root, options.site_packages,
+                                  use_cache ? &index_caching : nullptr);
+  stats.listings_read = index_caching.read;
+  // What was taken has left cached.index: what is left there was not taken.
+  const bool index_changed =
+      index_caching.kept_new || !cached.index.folders.empty() || !cached.index.records.empty();
+  cached.index = {};
   if (!site) {
     out.error = site.error().message;
+    if (out_stats != nullptr) *out_stats = std::move(stats);
     return out;
   }
   const std::optional<int> torch_major = cuda_major_of_version(options.torch_cuda);
 
+  unsigned threads = options.threads;
+  if (threads == 0) threads = std::clamp(std::thread::hardware_concurrency(), 1u, 32u);
+  // Files are independent: a shared index hands them to the workers in order. Their facts come
+  // first, then where their needs resolve, which is the same work for a file read now and one
+  // taken from the cache.
+  std::vector<Taken> taken(site->files.size());
+  std::atomic<size_t> done{0};
+  for_each_index(site->files.size(), threads, [&](size_t i) {
+    const std::string path = options.root.path(join_path(site->dir, site->files[i]));
+    taken[i] = take_file(path, use_cache ? &cached.files : nullptr, site->files[i], settled_ns);
+    size_t finished = ++done;
+    if (options.progress) options.progress(finished, site->files.size());
+  });
   elf::LibrarySearch search;
   search.root = options.root;
   search.ld_library_path = options.ld_library_path;
@@ -176,27 +270,39 @@ NativeAudit run_audit(const AuditOptions& options) {
   search.machine = options.architecture.machine;
   search.default_dirs = elf::default_directories(options.architecture.multiarch);
   search.loaded = torch_loaded(options.root, *site, torch_major);
+  // The files just taken need no second read of their headers where a need resolves to one.
+  for (size_t i = 0; i < taken.size(); ++i) {
+    if (taken[i].facts.machine && !taken[i].changed) {
+      search.known_machines.emplace(normalize_path(join_path(site->dir, site->files[i])),
+                                    *taken[i].facts.machine);
+    }
+  }
   const elf::LoaderModel loader(std::move(search));
 
-  // Files are independent: a shared index hands them to the workers in order.
+  const size_t cached_files = cached.files.size();
+  cached.files = {};
   out.files.resize(site->files.size());
-  unsigned threads = options.threads;
-  if (threads == 0) threads = std::clamp(std::thread::hardware_concurrency(), 1u, 32u);
-  threads =
-      static_cast<unsigned>(std::min<size_t>(threads, std::max<size_t>(site->files.size(), 1)));
-  std::atomic<size_t> next{0};
-  std::atomic<size_t> done{0};
-  auto work = [&] {
-    for (size_t i = next++; i < site->files.size(); i = next++) {
-      out.files[i] = audit_file(options, loader, *site, site->files[i]);
-      size_t finished = ++done;
-      if (options.progress) options.progress(finished, site->files.size());
+  for_each_index(site->files.size(), threads, [&](size_t i) {
+    out.files[i] = resolve(loader, *site, site->files[i], taken[i]);
+  });
+  for (const Taken& t : taken) ++(t.from_cache ? stats.files_from_cache : stats.files_read);
+  if (use_cache) {
+    bool files_changed = stats.files_from_cache != cached_files;
+    for (const Taken& t : taken) files_changed |= t.cacheable;
+    // Written only when it changed: an audit of an unchanged folder writes nothing. One that
+    // cannot be written (a read-only home, a full disk, another user's folder) costs the next
+    // audit its speed, never its result.
+    if (index_changed || files_changed) {
+      next.files = files_to_keep(*site, taken);
+      if (auto stored = store_fact_cache(options.cache_root, cache_key, next)) {
+        stats.cache_written = true;
+      } else {
+        stats.cache_problem = stored.error().message;
+      }
     }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
+  }
+  taken.clear();
+  taken.shrink_to_fit();
 
   for (const NativeFile& f : out.files) {
     if (out.versions.contains(f.package)) continue;
@@ -216,6 +322,7 @@ NativeAudit run_audit(const AuditOptions& options) {
   }
   out.elapsed_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (out_stats != nullptr) *out_stats = std::move(stats);
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <optional>
 
 #include "core/paths.h"
 #include "core/strings.h"
@@ -20,12 +21,11 @@ bool is_digits(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
-void walk(const Root& root, const std::string& dir, const std::string& relative, int depth,
-          std::vector<std::string>& files, std::vector<std::string>& metadata) {
-  if (depth > kMaxDepth) return;
+// The listing of the folder at machine path `dir`, read; nullopt when it cannot be listed.
+std::optional<FolderListing> read_listing(const Root& root, const std::string& dir) {
   DIR* d = ::opendir(root.path(dir).c_str());
-  if (d == nullptr) return;
-  std::vector<std::pair<std::string, bool>> children;  // name, is directory
+  if (d == nullptr) return std::nullopt;
+  FolderListing listing;
   while (dirent* e = ::readdir(d)) {
     std::string_view name = e->d_name;
     if (name == "." || name == "..") continue;
@@ -38,22 +38,75 @@ void walk(const Root& root, const std::string& dir, const std::string& relative,
       type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_LNK;
     }
     if (type == DT_DIR) {
-      children.emplace_back(std::string(name), true);
+      listing.folders.emplace_back(name);
     } else if (type == DT_REG && is_shared_object_name(name)) {
-      children.emplace_back(std::string(name), false);
+      listing.files.emplace_back(name);
     }
   }
   ::closedir(d);
-  for (auto& [name, is_dir] : children) {
-    std::string rel = relative.empty() ? name : relative + "/" + name;
-    if (!is_dir) {
-      files.push_back(std::move(rel));
-    } else if (depth == 0 && (name.ends_with(".dist-info") || name.ends_with(".egg-info"))) {
-      metadata.push_back(name);
-    } else if (name != "__pycache__") {
-      walk(root, join_path(dir, name), rel, depth + 1, files, metadata);
+  return listing;
+}
+
+// What is taken of the file or folder at `path`: the cached listing when it holds the same
+// stamp, else what `read` reads (nullopt: nothing could be read), kept when it may be.
+// `member` picks the map (folders or records) of an IndexCache.
+template <class Listing, class Read>
+std::optional<Listing> take(IndexCaching* caching,
+                            std::map<std::string, Listing, std::less<>> IndexCache::*member,
+                            const std::string& key, const std::string& path, const Read& read) {
+  if (caching == nullptr) return read();
+  const std::optional<FileStamp> before = stamp_of(path);
+  auto& next = caching->next->*member;
+  if (caching->cached != nullptr && before) {
+    auto& cached = caching->cached->*member;
+    if (auto it = cached.find(key); it != cached.end() && it->second.stamp == *before) {
+      ++caching->taken;
+      // The node itself moves: neither its name nor its listing is copied.
+      return next.insert(cached.extract(it)).position->second;
     }
   }
+  std::optional<Listing> listing = read();
+  ++caching->read;
+  if (listing && settled(before, stamp_of(path), caching->settled_before_ns)) {
+    listing->stamp = *before;
+    next.insert_or_assign(key, *listing);
+    caching->kept_new = true;
+  }
+  return listing;
+}
+
+void walk(const Root& root, IndexCaching* caching, const std::string& dir,
+          const std::string& relative, int depth, std::vector<std::string>& files,
+          std::vector<std::string>& metadata) {
+  if (depth > kMaxDepth) return;
+  auto listing = take(caching, &IndexCache::folders, relative, root.path(dir),
+                      [&] { return read_listing(root, dir); });
+  if (!listing) return;
+  for (const std::string& name : listing->files) {
+    files.push_back(relative.empty() ? name : relative + "/" + name);
+  }
+  for (const std::string& name : listing->folders) {
+    std::string rel = relative.empty() ? name : relative + "/" + name;
+    if (depth == 0 && (name.ends_with(".dist-info") || name.ends_with(".egg-info"))) {
+      metadata.push_back(name);
+    } else if (name != "__pycache__") {
+      walk(root, caching, join_path(dir, name), rel, depth + 1, files, metadata);
+    }
+  }
+}
+
+// The shared objects a RECORD lists, normalised; nullopt when it cannot be read.
+std::optional<RecordListing> read_record(const std::string& path) {
+  auto record = read_text(path, 64 << 20);
+  if (!record) return std::nullopt;
+  RecordListing listing;
+  for (std::string_view line : split(*record, '\n')) {
+    if (line.find(".so") == std::string_view::npos) continue;
+    std::string file = record_path(line);
+    if (file.empty() || file.starts_with("..") || file.front() == '/') continue;
+    if (is_shared_object_name(file_name(file))) listing.files.push_back(normalize_path(file));
+  }
+  return listing;
 }
 
 }  // namespace
@@ -91,7 +144,8 @@ std::string record_path(std::string_view line) {
   return out;
 }
 
-Result<SitePackages> index_site_packages(const Root& root, const std::string& dir) {
+Result<SitePackages> index_site_packages(const Root& root, const std::string& dir,
+                                         IndexCaching* caching) {
   if (!is_dir(root.path(dir))) {
     auto listed = list_dir(root.path(dir));
     if (!listed) return tl::unexpected(std::move(listed.error()));
@@ -100,7 +154,7 @@ Result<SitePackages> index_site_packages(const Root& root, const std::string& di
   SitePackages site;
   site.dir = dir;
   std::vector<std::string> metadata;
-  walk(root, dir, "", 0, site.files, metadata);
+  walk(root, caching, dir, "", 0, site.files, metadata);
   std::sort(site.files.begin(), site.files.end());
   std::sort(metadata.begin(), metadata.end());
   for (const std::string& folder : metadata) {
@@ -117,15 +171,11 @@ Result<SitePackages> index_site_packages(const Root& root, const std::string& di
     }
     if (owner.name.empty()) continue;
     // RECORD lists every installed file; only shared objects matter here.
-    auto record = read_text(root.path(join_path(dir, folder) + "/RECORD"), 64 << 20);
-    if (record) {
-      for (std::string_view line : split(*record, '\n')) {
-        if (line.find(".so") == std::string_view::npos) continue;
-        std::string path = record_path(line);
-        if (path.empty() || path.starts_with("..") || path.front() == '/') continue;
-        if (is_shared_object_name(file_name(path)))
-          site.owner.emplace(normalize_path(path), owner.name);
-      }
+    const std::string record = root.path(join_path(dir, folder) + "/RECORD");
+    auto listed =
+        take(caching, &IndexCache::records, folder, record, [&] { return read_record(record); });
+    if (listed) {
+      for (const std::string& path : listed->files) site.owner.emplace(path, owner.name);
     }
     site.distributions.emplace(owner.name, std::move(owner));
   }

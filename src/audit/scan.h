@@ -3,11 +3,14 @@
 // RECORD for ownership.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "audit/stamp.h"
 #include "core/fs.h"
 #include "core/result.h"
 
@@ -34,11 +37,50 @@ struct SitePackages {
   std::map<std::string, Owner> distributions;  // by name
 };
 
+// What the index takes of one folder: the names of its subfolders and of its shared objects, as
+// listed under the folder's stamp (an equal stamp: the same names).
+struct FolderListing {
+  FileStamp stamp;
+  std::vector<std::string> folders;
+  std::vector<std::string> files;
+  bool operator==(const FolderListing&) const = default;
+};
+
+// What the index takes of a metadata folder's RECORD: the shared objects it lists, normalised.
+struct RecordListing {
+  FileStamp stamp;
+  std::vector<std::string> files;
+  bool operator==(const RecordListing&) const = default;
+};
+
+// Listings kept between audits (audit/fact_cache.h), so that an index of an unchanged folder
+// stats its folders instead of reading them: on a cold disk a folder's listing is a read of its
+// own, and torch alone has over a thousand folders.
+struct IndexCache {
+  std::map<std::string, FolderListing, std::less<>> folders;  // by path relative to dir; "": dir
+  std::map<std::string, RecordListing, std::less<>> records;  // by metadata folder name
+  bool operator==(const IndexCache&) const = default;
+};
+
+// How index_site_packages uses and fills an IndexCache, and what it did.
+struct IndexCaching {
+  // Listings to take where the stamp is the same; each one taken moves from here to `next`,
+  // so that no listing is held twice.
+  IndexCache* cached = nullptr;
+  IndexCache* next = nullptr;     // receives every listing taken or read that may be kept
+  int64_t settled_before_ns = 0;  // stamp.h settled()
+  size_t read = 0;                // folders listed and RECORDs read
+  size_t taken = 0;               // listings taken from `cached`
+  bool kept_new = false;          // a listing read now went into `next`
+};
+
 // Walks `dir` (a machine path opened through root): every regular file with a shared-object
 // name, below any depth up to 32, except in __pycache__ and metadata folders; symbolic links
-// are not followed (the file they name is listed where it lies). Errors: the folder cannot
-// be listed.
-Result<SitePackages> index_site_packages(const Root& root, const std::string& dir);
+// are not followed (the file they name is listed where it lies). With `caching`, a folder or
+// RECORD whose stamp is the cached one is not read: the result is the same. Errors: the folder
+// cannot be listed.
+Result<SitePackages> index_site_packages(const Root& root, const std::string& dir,
+                                         IndexCaching* caching = nullptr);
 
 // Whether Python source imports `module` only inside a try block: no `import module` at the
 // top level, and one indented under a `try:` (000 §4's patch of mamba-ssm's

@@ -9,6 +9,7 @@
 #include <optional>
 #include <system_error>
 
+#include "core/cache_dir.h"
 #include "core/time.h"
 #include "core/version.h"
 #include "elf/ld_cache.h"
@@ -207,6 +208,10 @@ Result<audit::AuditOptions> audit_options_with(const Snapshot& s, const CaptureO
   a.ld_library_path = sys::find_env(envp, "LD_LIBRARY_PATH").value_or("");
   a.bnb_cuda_version = sys::find_env(envp, "BNB_CUDA_VERSION").value_or("");
   a.ld_cache = std::move(ld_cache);
+  // No cache root (no HOME): the audit reads every file, as with --no-cache.
+  if (options.audit_cache) {
+    if (auto root = cache_root_from_env()) a.cache_root = std::move(*root);
+  }
   return a;
 }
 

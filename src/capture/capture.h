@@ -28,14 +28,19 @@ struct CaptureOptions {
   bool audit_native = true;
   // Called from the audit's reader threads with (files read, files to read); none: quiet.
   std::function<void(size_t, size_t)> audit_progress;
+  // Keep the audit's facts of each file in sparkdoc's cache (core/cache_dir.h,
+  // audit/fact_cache.h), so that a later audit reads only the files that changed. false
+  // (--no-cache): every file is read, and the cache is neither read nor written.
+  bool audit_cache = true;
 };
 
 Snapshot capture(const CaptureOptions& options);
 
 // What to audit in a snapshot's machine: the site-packages folder holding torch in the first
 // environment that has it (else the first folder of the first environment), torch's CUDA
-// version, LD_LIBRARY_PATH, BNB_CUDA_VERSION and /etc/ld.so.cache. nullopt with the reason when
-// there is no environment to audit.
+// version, LD_LIBRARY_PATH, BNB_CUDA_VERSION and /etc/ld.so.cache, and sparkdoc's cache root
+// unless options.audit_cache is false. nullopt with the reason when there is no environment to
+// audit.
 Result<audit::AuditOptions> native_audit_options(const Snapshot& snapshot,
                                                  const CaptureOptions& options);
 

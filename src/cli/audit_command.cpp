@@ -180,6 +180,7 @@ std::function<int()> add_audit_command(CLI::App& app) {
       ->type_name("N");
   cmd->add_option("files", flags->files, "Files for --list-elf")->type_name("FILE");
   flags->capture.add_to(*cmd);
+  flags->capture.add_cache_option(*cmd);
   return [flags]() { return run_audit_command(*flags); };
 }
 

@@ -6,6 +6,8 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstddef>
+#include <cstdlib>
+#include <string_view>
 
 #include "cli/progress.h"
 #include "cli/root_option.h"
@@ -30,6 +32,16 @@ void CaptureFlags::add_to(CLI::App& command) {
   command.parse_complete_callback([this] {
     if (std::string why = path_problem(); !why.empty()) throw CLI::ValidationError(why);
   });
+}
+
+void CaptureFlags::add_cache_option(CLI::App& command) {
+  command.add_flag(
+      "--no-cache", no_cache,
+      "Read every shared object's headers instead of taking the facts of unchanged files from "
+      "sparkdoc's audit cache ($SPARKDOC_CACHE/audit, else ~/.cache/sparkdoc/audit: what each "
+      "file needs and its GPU code, by device, inode, size and timestamps), and neither read "
+      "nor write the cache; SPARKDOC_NO_AUDIT_CACHE=1 does the same. The result is the same "
+      "either way; with the cache, the first run after a reboot reads only what changed");
 }
 
 std::string CaptureFlags::path_problem() const {
@@ -62,6 +74,8 @@ CaptureOptions CaptureFlags::options() const {
   o.config_dir = config_dir;
   o.read_gpu = !no_gpu;
   o.cuda_devices_always = cuda_devices_always;
+  const char* off = std::getenv("SPARKDOC_NO_AUDIT_CACHE");
+  o.audit_cache = !no_cache && (off == nullptr || off[0] == '\0' || std::string_view(off) == "0");
   return o;
 }
 

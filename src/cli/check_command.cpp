@@ -215,13 +215,14 @@ std::function<int()> add_check_command(CLI::App& app) {
       ->needs(health);
   health->excludes("--json")->excludes("--list");
   flags->capture.add_to(*cmd);
+  flags->capture.add_cache_option(*cmd);
   return [flags, cmd]() {
     // A snapshot is judged as it was recorded: the options that shape a live capture would be
     // ignored, so they are refused rather than dropped in silence.
     if (!flags->snapshot_file.empty()) {
       std::vector<std::string> live_only;
       for (const char* name :
-           {"--python", "--site-packages", "--config-dir", "--no-gpu", "--cuda"}) {
+           {"--python", "--site-packages", "--config-dir", "--no-gpu", "--cuda", "--no-cache"}) {
         if (cmd->count(name) > 0) live_only.emplace_back(name);
       }
       if (!live_only.empty()) {

@@ -264,6 +264,7 @@ std::function<int()> add_run_command(CLI::App& app) {
   cmd->add_option("--watch-exe", flags->watch_exe, "Program to run as the watch sidecar (testing)")
       ->group("");
   flags->capture.add_to(*cmd);
+  flags->capture.add_cache_option(*cmd);
   const CLI::App* parent = &app;
   return [flags, parent]() { return run_run(*flags, parent); };
 }

@@ -104,6 +104,7 @@ std::function<int()> add_snapshot_command(CLI::App& app) {
                 "moment-to-moment ones too");
   cmd->add_flag("--json", flags->json, "With --diff: write the differences as JSON");
   flags->capture.add_to(*cmd);
+  flags->capture.add_cache_option(*cmd);
   return [flags]() { return run_snapshot(*flags); };
 }
 

@@ -48,9 +48,10 @@ tl::unexpected<Error> create_failure(int dir_fd, const std::string& name, const 
 
 // A refusal to replace what is not a regular file. The rename that replaces never follows a
 // link anyway; this is so that a link, a FIFO or a device is left alone and named.
-Result<void> replaceable(const std::string& path) {
+// `entry` names it in the folder `dir` (AT_FDCWD: `entry` is the path).
+Result<void> replaceable(int dir, const std::string& entry, const std::string& path) {
   struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0) return {};
+  if (::fstatat(dir, entry.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return {};
   if (S_ISREG(st.st_mode)) return {};
   return fail(
       fmt::format("{} is {}; sparkdoc replaces only a regular file (remove it, or name "
@@ -97,7 +98,8 @@ struct Beside {
 };
 
 Result<Beside> temp_beside(const std::string& path, mode_t mode, const std::string& failing) {
-  if (auto ok = replaceable(path); !ok) return tl::unexpected(std::move(ok.error()));
+  if (auto ok = replaceable(AT_FDCWD, path, path); !ok)
+    return tl::unexpected(std::move(ok.error()));
   auto dir = folder_of(path, failing);
   if (!dir) return tl::unexpected(std::move(dir.error()));
   std::string entry(file_name(path));
@@ -106,12 +108,12 @@ Result<Beside> temp_beside(const std::string& path, mode_t mode, const std::stri
   return Beside{std::move(*dir), std::move(entry), std::move(*temp)};
 }
 
-// Renames the new file over its target (removing it when that fails): 0, or the errno.
-int put_in_place(const Beside& b) {
-  const int dir = b.dir.fd.get();
-  if (::renameat(dir, b.temp.name.c_str(), dir, b.entry.c_str()) == 0) return 0;
+// Renames the new file `temp` over `entry` in the folder `dir` (removing it when that fails): 0,
+// or the errno.
+int put_in_place(int dir, const std::string& temp, const std::string& entry) {
+  if (::renameat(dir, temp.c_str(), dir, entry.c_str()) == 0) return 0;
   int err = errno;
-  ::unlinkat(dir, b.temp.name.c_str(), 0);
+  ::unlinkat(dir, temp.c_str(), 0);
   return err;
 }
 
@@ -344,6 +346,17 @@ Result<Dir> open_private_dir(const Dir& parent, std::string_view name, unsigned 
   return Dir{std::move(fd), path};
 }
 
+Result<Dir> open_or_make_private_dir(const Dir& parent, std::string_view name, mode_t mode) {
+  const unsigned euid = ::geteuid();
+  auto dir = open_private_dir(parent, name, euid);
+  if (dir || dir.error().why != Why::kAbsent) return dir;
+  auto made = make_new_dir(parent, name, mode, false);
+  if (!made) {
+    if (auto again = open_private_dir(parent, name, euid)) return again;
+  }
+  return made;
+}
+
 Result<Dir> make_new_dir(const Dir& parent, std::string_view name, mode_t mode, bool numbered) {
   constexpr int kMaxNumber = 100;
   for (int n = 1; n <= (numbered ? kMaxNumber : 1); ++n) {
@@ -419,21 +432,80 @@ Result<void> write_new_file(const Dir& dir, std::string_view name, std::string_v
 Result<Fd> replace_file(const std::string& path, mode_t mode) {
   auto beside = temp_beside(path, mode, "cannot replace");
   if (!beside) return tl::unexpected(std::move(beside.error()));
-  if (int err = put_in_place(*beside); err != 0) return errno_fail("cannot replace", path, err);
+  if (int err = put_in_place(beside->dir.fd.get(), beside->temp.name, beside->entry); err != 0)
+    return errno_fail("cannot replace", path, err);
   return std::move(beside->temp.fd);
 }
 
 Result<void> write_file(const std::string& path, std::string_view contents, mode_t mode) {
-  auto beside = temp_beside(path, mode, "cannot write");
-  if (!beside) return tl::unexpected(std::move(beside.error()));
-  int err = write_all(beside->temp.fd.get(), contents);
-  if (err != 0) {
-    ::unlinkat(beside->dir.fd.get(), beside->temp.name.c_str(), 0);
-  } else {
-    err = put_in_place(*beside);
+  auto dir = folder_of(path, "cannot write");
+  if (!dir) return tl::unexpected(std::move(dir.error()));
+  return write_file_in(*dir, file_name(path), contents, mode);
+}
+
+Result<void> write_file_in(const Dir& dir, std::string_view name, std::string_view contents,
+                           mode_t mode) {
+  const std::string entry(name);
+  if (auto ok = replaceable(dir.fd.get(), entry, dir.child(name)); !ok) {
+    return tl::unexpected(std::move(ok.error()));
   }
-  if (err != 0) return errno_fail("cannot write", path, err);
+  auto temp = create_temp(dir, entry, mode);
+  if (!temp) return tl::unexpected(std::move(temp.error()));
+  int err = write_all(temp->fd.get(), contents);
+  if (err != 0) {
+    ::unlinkat(dir.fd.get(), temp->name.c_str(), 0);
+  } else {
+    err = put_in_place(dir.fd.get(), temp->name, entry);
+  }
+  if (err != 0) return errno_fail("cannot write", dir.child(name), err);
   return {};
+}
+
+Result<Fd> open_private_file(const Dir& dir, std::string_view name, size_t max_bytes,
+                             unsigned euid) {
+  const std::string entry(name);
+  const std::string path = dir.child(name);
+  // O_NONBLOCK: a FIFO planted at the name opens without waiting and is refused by its type.
+  Fd fd(::openat(dir.fd.get(), entry.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  if (!fd.valid()) {
+    if (errno == ELOOP) return fail(fmt::format("{} is a symbolic link, not a file", path));
+    return errno_fail("cannot open", path, errno);
+  }
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) return errno_fail("cannot stat", path, errno);
+  if (!S_ISREG(st.st_mode)) return not_regular(path, st.st_mode);
+  if (st.st_uid != euid) {
+    return fail(Why::kNoPermission,
+                fmt::format("{} belongs to uid {}, not to uid {}", path, st.st_uid, euid));
+  }
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    return fail(Why::kNoPermission, fmt::format("{} is a file others can write (mode {:04o})", path,
+                                                st.st_mode & 07777));
+  }
+  if (static_cast<uint64_t>(st.st_size) > max_bytes) {
+    return fail(fmt::format("{} is larger than {} bytes ({} bytes)", path, max_bytes, st.st_size));
+  }
+  return fd;
+}
+
+Result<std::string> read_private_file(const Dir& dir, std::string_view name, size_t max_bytes,
+                                      unsigned euid) {
+  auto fd = open_private_file(dir, name, max_bytes, euid);
+  if (!fd) return tl::unexpected(std::move(fd.error()));
+  const std::string path = dir.child(name);
+  struct stat st {};
+  if (::fstat(fd->get(), &st) != 0) return errno_fail("cannot stat", path, errno);
+  std::string out(static_cast<size_t>(st.st_size), '\0');
+  size_t got = 0;
+  while (got < out.size()) {
+    ssize_t n = ::read(fd->get(), out.data() + got, out.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno_fail("cannot read", path, errno);
+    if (n == 0) break;
+    got += static_cast<size_t>(n);
+  }
+  out.resize(got);
+  return out;
 }
 
 }  // namespace sparkdoc

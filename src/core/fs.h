@@ -119,6 +119,10 @@ Result<Dir> open_dir(const std::string& path);
 // other user can plant or swap anything in it. Why::kAbsent when there is nothing at the name.
 Result<Dir> open_private_dir(const Dir& parent, std::string_view name, unsigned euid);
 
+// open_private_dir's folder, or a new one made with `mode` when there is nothing at the name
+// (another process making it meanwhile is taken as made).
+Result<Dir> open_or_make_private_dir(const Dir& parent, std::string_view name, mode_t mode);
+
 // Makes a new folder `name` in `parent` (mkdirat(2): never one that was there before, a link
 // included) and opens it. With `numbered`, a taken name is tried again as name-2, name-3, ...,
 // up to name-100; the Dir's path says which.
@@ -142,6 +146,23 @@ Result<void> write_new_file(const Dir& dir, std::string_view name, std::string_v
 // An existing `path` that is not a regular file (a link, a FIFO, a device, a folder) is refused
 // and left alone.
 Result<Fd> replace_file(const std::string& path, mode_t mode = 0644);
+
+// Writes `contents` to the file `name` in `dir` as write_file does: a new file under a name
+// nobody can guess, renamed over `name` only once every byte is written, so that readers and
+// other writers at once see one whole file or another (the last rename wins), never a torn
+// one. An existing `name` that is not a regular file is refused and left alone.
+Result<void> write_file_in(const Dir& dir, std::string_view name, std::string_view contents,
+                           mode_t mode = 0644);
+
+// Reads the file `name` in `dir` whole when it is a regular file (a link at the name is
+// refused, not followed), owned by `euid`, writable by neither group nor others, and no larger
+// than `max_bytes`: a file this process may take as its own earlier output. Errors say which
+// of these failed; Why::kAbsent when there is nothing at the name.
+Result<std::string> read_private_file(const Dir& dir, std::string_view name, size_t max_bytes,
+                                      unsigned euid);
+// The same file opened for reading, after the same checks, for a reader that streams it.
+Result<Fd> open_private_file(const Dir& dir, std::string_view name, size_t max_bytes,
+                             unsigned euid);
 
 // Writes `contents` to `path` as replace_file does, renamed into place only once every byte is
 // written: a reader sees the old file or the whole new one, and a failed write leaves no file.

@@ -86,6 +86,9 @@ bool LoaderModel::has(const std::string& dir, std::string_view name) const {
 
 bool LoaderModel::loadable(const std::string& path) const {
   if (options_.machine.elf_class == 0) return true;
+  if (auto it = options_.known_machines.find(path); it != options_.known_machines.end()) {
+    return it->second == options_.machine;
+  }
   {
     std::lock_guard lock(mutex_);
     if (auto it = loadable_.find(path); it != loadable_.end()) return it->second;

@@ -73,6 +73,9 @@ struct LibrarySearch {
   std::vector<std::string> default_dirs;
   // Sonames already in the process, and the files they came from.
   std::map<std::string, std::string> loaded;
+  // Machines of files already read, by machine path (the audit's own files): a file named here
+  // is judged loadable or not by this, and its header is not read again.
+  std::map<std::string, ElfMachine, std::less<>> known_machines;
 };
 
 // "/lib/<multiarch>", "/usr/lib/<multiarch>", "/lib", "/usr/lib" (Debian and Ubuntu;

@@ -8,7 +8,6 @@
 
 #include <cerrno>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -21,19 +20,6 @@ namespace {
 
 constexpr mode_t kFolderMode = 0755;
 constexpr size_t kMaxMarkerBytes = 64 * 1024;
-
-// An existing folder of ours at `name`, or a new one.
-Result<Dir> open_or_make(const Dir& parent, std::string_view name) {
-  const unsigned euid = ::geteuid();
-  auto dir = open_private_dir(parent, name, euid);
-  if (dir || dir.error().why != Why::kAbsent) return dir;
-  auto made = make_new_dir(parent, name, kFolderMode, false);
-  if (!made) {
-    // Another sparkdoc may have made it meanwhile.
-    if (auto again = open_private_dir(parent, name, euid)) return again;
-  }
-  return made;
-}
 
 // Removes the folder `name` in `parent` and the files in it (a revision folder holds nothing
 // else). Best effort: what cannot be removed stays.
@@ -69,20 +55,6 @@ uint64_t count_member(const nlohmann::json& j, const char* key) {
 }
 
 }  // namespace
-
-Result<std::string> cache_root_from_env() {
-  if (const char* c = std::getenv("SPARKDOC_CACHE"); c != nullptr && c[0] != '\0') {
-    return std::string(c);
-  }
-  // The XDG base directory rules: a relative XDG_CACHE_HOME is ignored.
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x != nullptr && x[0] == '/') {
-    return std::string(x) + "/sparkdoc";
-  }
-  if (const char* h = std::getenv("HOME"); h != nullptr && h[0] != '\0') {
-    return std::string(h) + "/.cache/sparkdoc";
-  }
-  return fail("no folder for sparkdoc's cache: set SPARKDOC_CACHE (or HOME)");
-}
 
 std::string render_cache_marker(const CacheMarker& m) {
   nlohmann::json j = {
@@ -128,9 +100,9 @@ Result<ModelCache> ModelCache::open(const std::string& root, const ModelId& id) 
   if (ec) return refuse(Error{Why::kError, fmt::format("cannot make {}: {}", root, ec.message())});
   auto top = open_dir(root);
   if (!top) return refuse(top.error());
-  auto hub = open_or_make(*top, "hub");
+  auto hub = open_or_make_private_dir(*top, "hub", kFolderMode);
   if (!hub) return refuse(hub.error());
-  auto model = open_or_make(*hub, cache_entry_name(id));
+  auto model = open_or_make_private_dir(*hub, cache_entry_name(id), kFolderMode);
   if (!model) return refuse(model.error());
   return ModelCache(std::move(*model));
 }

@@ -1,7 +1,8 @@
 // sparkdoc's cache of what it fetched from the Hub: config.json, the shard index and each shard
 // as a header-only safetensors file (the 8-byte length and the header, no tensor data), in
 //   ROOT/hub/models--ORG--NAME/REVISION/
-// ROOT is $SPARKDOC_CACHE, else $XDG_CACHE_HOME/sparkdoc, else ~/.cache/sparkdoc. Not Hugging
+// ROOT is $SPARKDOC_CACHE, else $XDG_CACHE_HOME/sparkdoc, else ~/.cache/sparkdoc
+// (core/cache_dir.h cache_root_from_env, the rule the audit's cache shares). Not Hugging
 // Face's cache: transformers would take a header-only shard there for the checkpoint.
 //
 // A revision's folder is filled under a new name beside it and renamed into place whole, its
@@ -16,6 +17,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/cache_dir.h"
 #include "core/fs.h"
 #include "core/result.h"
 #include "hub/model_id.h"
@@ -23,9 +25,6 @@
 namespace sparkdoc::hub {
 
 inline constexpr std::string_view kMarkerName = ".complete";
-
-// The cache root the environment names (see above). Errors: none of the variables is set.
-Result<std::string> cache_root_from_env();
 
 // What the marker records of a fetch, shown when a later plan reads the cache.
 struct CacheMarker {

@@ -36,9 +36,10 @@ using ::testing::HasSubstr;
 
 const std::string kBuilt = AUDIT_FIXTURE_DIR;
 
-class AuditTree : public ::testing::Test {
+class AuditTree : public ::testing::Test, public testing::SiteTree {
  protected:
   void SetUp() override {
+    built_ = kBuilt;
     root_ = ::testing::TempDir() + "sparkdoc-audit-" + std::to_string(::getpid());
     fs::remove_all(root_);
     site_ = "/venv/lib/python3.12/site-packages";
@@ -53,22 +54,6 @@ class AuditTree : public ::testing::Test {
     put("broken/truncated.so", bytes.substr(0, 100));
   }
   void TearDown() override { fs::remove_all(root_); }
-
- public:  // for lay_out_gpu_packages
-  std::string machine(const std::string& relative) { return root_ + site_ + "/" + relative; }
-  void put(const std::string& relative, const std::string& text) {
-    fs::create_directories(fs::path(machine(relative)).parent_path());
-    std::ofstream(machine(relative), std::ios::binary) << text;
-  }
-  void copy(const std::string& built, const std::string& relative) {
-    fs::create_directories(fs::path(machine(relative)).parent_path());
-    fs::copy_file(kBuilt + "/" + built, machine(relative), fs::copy_options::overwrite_existing);
-  }
-  void record(const std::string& dist_info, const std::vector<std::string>& files) {
-    std::string text;
-    for (const auto& f : files) text += f + ",sha256=x,1\n";
-    put(dist_info + "/RECORD", text);
-  }
 
   NativeAudit facts() {
     AuditOptions o;
@@ -92,9 +77,6 @@ class AuditTree : public ::testing::Test {
     ADD_FAILURE() << "no package " << key;
     return none;
   }
-
-  std::string root_;
-  std::string site_;
 };
 
 TEST_F(AuditTree, VerdictsForGb10) {

@@ -2,13 +2,43 @@
 // them (torch/lib, nvidia/cu13/lib, extension modules named with the architecture's triplet),
 // from shared objects by the names tests/audit/CMakeLists.txt and
 // tests/fixtures/audit/arch/make_fixtures.sh give them. `Tree` has copy(built, relative),
-// put(relative, text) and record(dist_info, files).
+// put(relative, text) and record(dist_info, files), as SiteTree does.
 #pragma once
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace sparkdoc::audit::testing {
+
+// A site-packages folder at machine path site_ under the test's folder root_, filled with files
+// of its own and copies of the shared objects in built_.
+class SiteTree {
+ public:
+  std::string machine(const std::string& relative) const { return root_ + site_ + "/" + relative; }
+  void put(const std::string& relative, const std::string& text) const {
+    std::filesystem::create_directories(std::filesystem::path(machine(relative)).parent_path());
+    std::ofstream(machine(relative), std::ios::binary) << text;
+  }
+  void copy(const std::string& built, const std::string& relative) const {
+    std::filesystem::create_directories(std::filesystem::path(machine(relative)).parent_path());
+    std::filesystem::copy_file(built_ + "/" + built, machine(relative),
+                               std::filesystem::copy_options::overwrite_existing);
+  }
+  // A dist-info folder whose RECORD lists `files`.
+  void record(const std::string& dist_info, const std::vector<std::string>& files) const {
+    std::string text;
+    for (const auto& f : files) text += f + ",sha256=x,1\n";
+    put(dist_info + "/RECORD", text);
+  }
+
+ protected:
+  std::string root_;
+  std::string site_;
+  std::string built_;
+};
 
 template <class Tree>
 void lay_out_gpu_packages(Tree& tree, std::string_view triplet) {

@@ -58,5 +58,34 @@ TEST(AuditCli, AnEmptyFolderIsAuditedWithNothingToReport) {
   EXPECT_THAT(r.out, HasSubstr("target 12.1 (--arch)"));
 }
 
+// The audit's cache through the binary: kept under $SPARKDOC_CACHE/audit, private, and the same
+// audit with it, without it (--no-cache, SPARKDOC_NO_AUDIT_CACHE=1, which neither read nor
+// write it) and from it. The committed fixture files were checked out long before the test, so
+// they are settled enough to be kept (fact_cache.h).
+TEST(AuditCli, TheCacheIsPrivateAndChangesNothingAndNoCacheLeavesNone) {
+  const std::string site = std::string(SPARKDOC_FIXTURES) + "/audit/arch/x86_64";
+  const std::string args = " --no-gpu --arch 12.1 --json --site-packages " + site;
+  const std::string audit = " audit" + args + " | grep -v elapsed_ms";
+  const std::string no_cache = " audit --no-cache" + args + " | grep -v elapsed_ms";
+  auto with = [](const std::string& vars) {
+    return "env -i PATH=/usr/bin:/bin " + vars + " " + SPARKDOC_BIN;
+  };
+  auto r = run_shell(
+      "c=$(mktemp -d) && " + sparkdoc() + audit + " > $c/plain.json && " +
+      with("SPARKDOC_NO_AUDIT_CACHE=1 SPARKDOC_CACHE=$c/off") + audit + " > $c/off.json && " +
+      with("SPARKDOC_CACHE=$c/off") + no_cache + " > $c/off2.json && " +
+      with("SPARKDOC_CACHE=$c/cache") + audit + " > $c/cold.json && " +
+      with("SPARKDOC_CACHE=$c/cache") + audit + " > $c/warm.json && " +
+      "cmp $c/plain.json $c/cold.json && cmp $c/plain.json $c/warm.json && " +
+      "cmp $c/plain.json $c/off.json && cmp $c/plain.json $c/off2.json && test ! -e $c/off && " +
+      "stat -c '%a %n' $c/cache/audit $c/cache/audit/*.json | sed \"s|$c|C|\"; s=$?; "
+      "rm -rf $c; exit $s");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_THAT(r.out, ::testing::MatchesRegex("700 C/cache/audit\n600 C/cache/audit/"
+                                             "[0-9a-f]{16}[.]json\n"));
+  EXPECT_THAT(run_shell(sparkdoc() + " audit --help").out, HasSubstr("--no-cache"));
+  EXPECT_THAT(run_shell(sparkdoc() + " check --help").out, HasSubstr("SPARKDOC_NO_AUDIT_CACHE"));
+}
+
 }  // namespace
 }  // namespace sparkdoc

@@ -221,6 +221,9 @@ TEST(Cli, UsageErrorsExitTwo) {
   EXPECT_THAT(live_only.out,
               ::testing::HasSubstr("--site-packages shapes a live capture and cannot change a "
                                    "recorded snapshot"));
+  const auto no_cache = run("check --snapshot " + fixture("h200-idle.json") + " --no-cache");
+  EXPECT_EQ(no_cache.status, 2) << no_cache.out;
+  EXPECT_THAT(no_cache.out, ::testing::HasSubstr("--no-cache shapes a live capture"));
   const auto unknown = run("frobnicate");
   EXPECT_EQ(unknown.status, 2);
   EXPECT_THAT(unknown.out, ::testing::HasSubstr(

@@ -4,7 +4,6 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <stdlib.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -34,20 +33,6 @@ class Cache : public ::testing::Test {
 std::string slurp(const fs::path& p) {
   std::ifstream in(p);
   return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-TEST(CacheRoot, SparkdocCacheThenXdgThenHome) {
-  ::setenv("SPARKDOC_CACHE", "/a/cache", 1);
-  ::setenv("XDG_CACHE_HOME", "/xdg", 1);
-  ::setenv("HOME", "/home/u", 1);
-  EXPECT_EQ(cache_root_from_env().value(), "/a/cache");
-  ::unsetenv("SPARKDOC_CACHE");
-  EXPECT_EQ(cache_root_from_env().value(), "/xdg/sparkdoc");
-  ::setenv("XDG_CACHE_HOME", "relative", 1);
-  EXPECT_EQ(cache_root_from_env().value(), "/home/u/.cache/sparkdoc");
-  ::unsetenv("XDG_CACHE_HOME");
-  ::unsetenv("HOME");
-  EXPECT_FALSE(cache_root_from_env());
 }
 
 TEST(CacheMarkerText, RoundTripsAndToleratesJunk) {

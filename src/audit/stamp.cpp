@@ -1,0 +1,19 @@
+#include "audit/stamp.h"
+
+#include <sys/stat.h>
+
+namespace sparkdoc::audit {
+
+std::optional<FileStamp> stamp_of(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  auto ns = [](const timespec& t) { return int64_t{t.tv_sec} * 1'000'000'000 + t.tv_nsec; };
+  return FileStamp{st.st_dev, st.st_ino, st.st_size, ns(st.st_mtim), ns(st.st_ctim)};
+}
+
+bool settled(const std::optional<FileStamp>& before, const std::optional<FileStamp>& after,
+             int64_t settled_before_ns) {
+  return before && after == before && before->ctime_ns <= settled_before_ns;
+}
+
+}  // namespace sparkdoc::audit
