@@ -147,13 +147,21 @@ void library_notes(const PackageVerdict& p, const RuleContext& c, std::vector<Na
   }
 }
 
+}  // namespace
+
+bool fatbin_is_not_all_gpu_code(std::string_view package_key) {
+  return package_key.starts_with("nvidia-");
+}
+
+namespace {
+
 void gpu_notes(const PackageVerdict& p, const RuleContext& c, std::vector<NativeNote>& out) {
   if (!c.target || p.gpu_files == 0) return;
   const std::string target = target_text(c);
   // NVIDIA's own libraries load kernels that .nv_fatbin does not hold: cuFFT keeps its
   // per-architecture kernels in .ldata (libcufft.so.12 of CUDA 13 lists only sm_75 there and
   // runs on every GPU CUDA 13 supports). What their .nv_fatbin lacks is no verdict.
-  if (p.key.starts_with("nvidia-")) {
+  if (fatbin_is_not_all_gpu_code(p.key)) {
     if (p.gpu == CodeRuns::kDoesNotRun || p.gpu == CodeRuns::kPtxJitOnly) {
       out.push_back(
           note(Severity::kInfo, fmt::format("its .nv_fatbin has no SASS for {} ({}); NVIDIA's "

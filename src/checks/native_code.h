@@ -147,6 +147,11 @@ struct NativeVerdict {
   std::vector<FileVerdict> file_verdicts;  // one per audit.files, same order
 };
 
+// NVIDIA's own libraries (the nvidia-* distributions) load kernels that their .nv_fatbin does
+// not hold (cuFFT keeps its per-architecture kernels in .ldata): a target missing there is no
+// verdict, for the notes and for audit's matrix alike.
+bool fatbin_is_not_all_gpu_code(std::string_view package_key);
+
 // The facts judged for `target` (none: GPU code listed, not judged).
 NativeVerdict judge_native(const audit::NativeAudit& facts,
                            const std::optional<NativeTarget>& target);

@@ -176,6 +176,12 @@ std::optional<Grid> audit_grid(const audit::NativeAudit& facts, const NativeVerd
         if (p.name == rows[r]->name) runs = p.gpu;
       }
       GridCell cell;
+      // NVIDIA's libraries load kernels from elsewhere than .nv_fatbin: what it lacks is not
+      // "does not run" (the audit's note says so too).
+      if (checks::fatbin_is_not_all_gpu_code(rows[r]->key) &&
+          (runs == CodeRuns::kDoesNotRun || runs == CodeRuns::kPtxJitOnly)) {
+        runs = CodeRuns::kNotJudged;
+      }
       switch (runs) {
         case CodeRuns::kSass:
           cell = {"SASS", "sass"};
@@ -187,7 +193,7 @@ std::optional<Grid> audit_grid(const audit::NativeAudit& facts, const NativeVerd
           cell = {html ? "none" : "-", "none"};
           break;
         default:
-          cell = {"?", ""};
+          cell = {html ? "not judged" : "n/j", ""};
       }
       grid.cells[r].push_back(std::move(cell));
     }
@@ -197,7 +203,8 @@ std::optional<Grid> audit_grid(const audit::NativeAudit& facts, const NativeVerd
 
 constexpr std::string_view kMatrixLegend =
     "SASS runs as built; PTX is JIT-compiled by the driver at the first load (minutes, cached "
-    "after); - does not run (\"no kernel image is available\")";
+    "after); - does not run (\"no kernel image is available\"); n/j not judged: NVIDIA's own "
+    "libraries load kernels from elsewhere than .nv_fatbin (cuFFT from .ldata)";
 
 }  // namespace
 
@@ -226,8 +233,9 @@ std::string render_audit_html(const audit::NativeAudit& facts, const NativeVerdi
     body += render_grid_html(*grid);
     body +=
         "<p>green: SASS runs as built; orange: only PTX, JIT-compiled by the driver at the "
-        "first load; red: does not run (\"no kernel image is available\"). The target "
-        "judged is outlined.</p>\n";
+        "first load; red: does not run (\"no kernel image is available\"); grey: not "
+        "judged, NVIDIA's own libraries loading kernels from elsewhere than .nv_fatbin (cuFFT "
+        "from .ldata). The target judged is outlined.</p>\n";
   } else {
     body += "<p>No package has GPU code.</p>\n";
   }

@@ -111,6 +111,23 @@ TEST(AuditMatrix, EachCellIsTheVerdictForThatColumnAndTheTargetIsMarked) {
   EXPECT_THAT(html, HasSubstr("<th class=\"mark\">sm_121</th>"));
 }
 
+// cuFFT's .nv_fatbin lists only sm_75 and its kernels live in .ldata: the audit's note says
+// "not judged", and the matrix drew a red "none" for every GPU (seen on the H200's venv).
+TEST(AuditMatrix, NvidiasOwnLibrariesAreNotJudgedWhereTheirFatbinFallsShort) {
+  audit::NativeAudit facts = testing::three_gpu_packages();
+  audit::NativeFile cufft;
+  cufft.file = "nvidia/cu13/lib/libcufft.so.12";
+  cufft.package = "nvidia_cufft";
+  cufft.gpu_code.push_back(audit::CodeGroup{{{75}}, {}, 1});
+  facts.files.push_back(cufft);
+  checks::NativeVerdict v = checks::judge_native(facts, checks::NativeTarget{{9, 0}, "--arch"});
+  std::string text = render_audit_matrix_text(facts, v);
+  EXPECT_THAT(text, HasSubstr("nvidia_cufft      n/j    n/j    n/j      n/j     n/j     n/j"))
+      << text;
+  EXPECT_THAT(text, HasSubstr("NVIDIA's own libraries load kernels from elsewhere"));
+  EXPECT_THAT(render_audit_html(facts, v), HasSubstr(">not judged</td>"));
+}
+
 TEST(AuditMatrix, ATargetOfNoListedGenerationGetsItsOwnColumn) {
   audit::NativeAudit facts = testing::three_gpu_packages();
   checks::NativeVerdict v = checks::judge_native(facts, checks::NativeTarget{{11, 0}, "--arch"});
