@@ -1,7 +1,6 @@
-// `sparkdoc run [options] -- CMD ARGS...`: preflight (check's pipeline on a snapshot taken with
-// the environment the command will get, judged by report/preflight.h), then run (src/run) and a
-// summary of its log (facts/run_summary.h, rendered by report/run_summary.h).
-#include <fmt/format.h>
+// `sparkdoc run [options] -- CMD ARGS...`: the options into run::RunOptions, then the steps in
+// order: the environment, the preflight and the end are cli/run_steps.h's, the supervised run
+// itself run::supervise's.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -9,19 +8,13 @@
 #include <cstdlib>
 #include <iostream>
 #include <memory>
-#include <nlohmann/json.hpp>
 
 #include "cli/capture_flags.h"
 #include "cli/commands.h"
-#include "cli/lint_job.h"
+#include "cli/run_steps.h"
 #include "core/fs.h"
 #include "core/strings.h"
 #include "core/units.h"
-#include "facts/platform.h"
-#include "facts/run_summary.h"
-#include "report/preflight.h"
-#include "report/run_page.h"
-#include "report/run_summary.h"
 #include "run/environment.h"
 #include "run/process.h"
 #include "run/runner.h"
@@ -61,49 +54,6 @@ bool has_watch_command(const CLI::App* app) {
   } catch (const CLI::OptionNotFound&) {
     return false;
   }
-}
-
-void say_environment(const run::EnvPlan& env) {
-  std::vector<std::string> set;
-  for (const auto& [k, v] : env.set) set.push_back(k + "=" + v);
-  std::string line = "sparkdoc run: environment:";
-  line += env.removed.empty() ? " nothing removed" : " removed " + join(env.removed, " ");
-  if (!set.empty()) line += "; set " + join(set, " ");
-  if (!env.kept.empty()) line += "; kept your " + join(env.kept, " ");
-  std::cerr << line << "\n";
-}
-
-// The check pipeline on this machine, with the environment the command will get. Returns the
-// verdict for the log, or nullopt when the run must stop.
-std::optional<std::string> preflight(const RunFlags& flags, const run::EnvPlan& env) {
-  std::vector<char*> envp;
-  for (const auto& e : env.entries) envp.push_back(const_cast<char*>(e.c_str()));
-  envp.push_back(nullptr);
-  CaptureOptions options = flags.capture.options();
-  options.envp = envp.data();
-  Snapshot snapshot = capture_live(std::move(options), "run");
-  const bool spark = facts::classify_platform(snapshot).kind == facts::PlatformKind::kDgxSpark;
-  return report::judge_preflight(snapshot, flags.command,
-                                 lint_launch(flags.command, spark, "sparkdoc run: lint"),
-                                 flags.force, std::cerr);
-}
-
-// The page `sparkdoc report LOG_DIR -o FILE` writes, kept in the run folder as report.html
-// whatever the command's exit (a failed run is the one most worth a look). Returns its path, or
-// "" when it could not be written (said on stderr; the run's exit status is the command's).
-std::string write_run_page(const run::RunOutcome& outcome, const facts::RunSummary& summary) {
-  if (outcome.log_dir.empty()) return "";
-  report::RunPageOptions options;
-  std::string dir = outcome.log_dir;
-  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
-  options.source = dir.substr(dir.find_last_of('/') + 1);
-  std::string path = dir + "/report.html";
-  if (auto written = write_file(path, report::render_run_page(outcome.log, summary, options));
-      !written) {
-    std::cerr << "sparkdoc run: report.html not written: " << written.error().message << "\n";
-    return "";
-  }
-  return path;
 }
 
 int run_run(const RunFlags& flags, const CLI::App* app) {
@@ -183,7 +133,7 @@ int run_run(const RunFlags& flags, const CLI::App* app) {
   if (flags.no_preflight) {
     o.preflight = "skipped (--no-preflight)";
   } else {
-    auto verdict = preflight(flags, o.env);
+    auto verdict = preflight(flags.capture, flags.command, flags.force, o.env);
     if (!verdict) return kExitBlocked;
     o.preflight = *verdict;
   }
@@ -192,19 +142,7 @@ int run_run(const RunFlags& flags, const CLI::App* app) {
     std::cerr << "sparkdoc run: " << outcome.error().message << "\n";
     return kExitBlocked;
   }
-  facts::RunSummary summary = facts::summarize_run(outcome->log);
-  std::string page = write_run_page(*outcome, summary);
-  if (flags.json) {
-    nlohmann::json j = report::render_run_summary_json(summary);
-    j["log_dir"] = outcome->log_dir;
-    j["report"] = page;
-    j["exit_status"] = outcome->exit_status;
-    std::cout << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-  } else if (outcome->started) {
-    std::cerr << report::render_run_summary_text(summary);
-    std::cerr << fmt::format("  {:<12} {}/\n", "log", outcome->log_dir);
-    if (!page.empty()) std::cerr << fmt::format("  {:<12} {}\n", "report", page);
-  }
+  finish_run(*outcome, flags.json);
   std::cout.flush();
   return outcome->exit_status;
 }
