@@ -14,6 +14,7 @@
 #include "audit/scan.h"
 #include "core/cuda_sonames.h"
 #include "core/paths.h"
+#include "core/prefetch.h"
 #include "core/version.h"
 #include "elf/dynamic.h"
 #include "elf/fatbin.h"
@@ -197,16 +198,31 @@ int64_t realtime_ns() {
 }
 
 // What the cache keeps of the files after this audit: what it had of files unchanged, and what
-// was read now that may be kept (moved out of `taken`).
-CachedFiles files_to_keep(const SitePackages& site, std::vector<Taken>& taken) {
+// was read now that may be kept.
+CachedFiles files_to_keep(const SitePackages& site, const std::vector<Taken>& taken) {
   CachedFiles kept;
   for (size_t i = 0; i < taken.size(); ++i) {
-    Taken& t = taken[i];
-    if (t.from_cache || t.cacheable) {
-      kept.emplace(site.files[i], CachedFile{*t.stamp, std::move(t.facts)});
-    }
+    const Taken& t = taken[i];
+    if (t.from_cache || t.cacheable) kept.emplace(site.files[i], CachedFile{*t.stamp, t.facts});
   }
   return kept;
+}
+
+// Every folder, RECORD and file the cache lists, looked up at once: after a reboot the index's
+// walk and the files' stamps would otherwise wait on the disk one lookup at a time (the walk is
+// one thread), and with these in the kernel's caches they wait on none. A path gone since costs
+// its failed lookup.
+void prefetch_listed(const std::string& dir, const AuditCache& cache) {
+  // Lookups wait on the disk, not on a CPU: more threads than cores keep more reads in flight.
+  constexpr unsigned kLookupThreads = 16;
+  std::vector<std::string> paths;
+  paths.reserve(cache.index.folders.size() + cache.index.records.size() + cache.files.size());
+  for (const auto& [folder, listing] : cache.index.folders) paths.push_back(join_path(dir, folder));
+  for (const auto& [folder, listing] : cache.index.records) {
+    paths.push_back(join_path(dir, folder) + "/RECORD");
+  }
+  for (const auto& [file, facts] : cache.files) paths.push_back(join_path(dir, file));
+  prefetch_lookups(paths, kLookupThreads);
 }
 
 }  // namespace
@@ -232,6 +248,7 @@ NativeAudit run_audit(const AuditOptions& options, AuditStats* out_stats) {
       stats.cache_problem = loaded.error().message;
     }
   }
+  if (stats.cache_loaded) prefetch_listed(options.root.path(options.site_packages), cached);
   const int64_t settled_ns = realtime_ns() - options.cache_settle_ns;
   AuditCache next;
   IndexCaching index_caching{&cached.index, &next.index, settled_ns};
@@ -262,6 +279,27 @@ NativeAudit run_audit(const AuditOptions& options, AuditStats* out_stats) {
     size_t finished = ++done;
     if (options.progress) options.progress(finished, site->files.size());
   });
+  for (const Taken& t : taken) ++(t.from_cache ? stats.files_from_cache : stats.files_read);
+  if (use_cache) {
+    bool files_changed = stats.files_from_cache != cached.files.size();
+    for (const Taken& t : taken) files_changed |= t.cacheable;
+    // Written only when it changed: an audit of an unchanged folder writes nothing. One that
+    // cannot be written (a read-only home, a full disk, another user's folder) costs the next
+    // audit its speed, never its result.
+    if (index_changed || files_changed) {
+      next.files = files_to_keep(*site, taken);
+      if (auto stored = store_fact_cache(options.cache_root, cache_key, next)) {
+        stats.cache_written = true;
+      } else {
+        stats.cache_problem = stored.error().message;
+      }
+    }
+  }
+  // Dropped before the needs are resolved, where the audit's resident set peaks: the index's
+  // listings alone are about a MB for a full CUDA stack.
+  next = {};
+  cached.files = {};
+
   elf::LibrarySearch search;
   search.root = options.root;
   search.ld_library_path = options.ld_library_path;
@@ -279,28 +317,10 @@ NativeAudit run_audit(const AuditOptions& options, AuditStats* out_stats) {
   }
   const elf::LoaderModel loader(std::move(search));
 
-  const size_t cached_files = cached.files.size();
-  cached.files = {};
   out.files.resize(site->files.size());
   for_each_index(site->files.size(), threads, [&](size_t i) {
     out.files[i] = resolve(loader, *site, site->files[i], taken[i]);
   });
-  for (const Taken& t : taken) ++(t.from_cache ? stats.files_from_cache : stats.files_read);
-  if (use_cache) {
-    bool files_changed = stats.files_from_cache != cached_files;
-    for (const Taken& t : taken) files_changed |= t.cacheable;
-    // Written only when it changed: an audit of an unchanged folder writes nothing. One that
-    // cannot be written (a read-only home, a full disk, another user's folder) costs the next
-    // audit its speed, never its result.
-    if (index_changed || files_changed) {
-      next.files = files_to_keep(*site, taken);
-      if (auto stored = store_fact_cache(options.cache_root, cache_key, next)) {
-        stats.cache_written = true;
-      } else {
-        stats.cache_problem = stored.error().message;
-      }
-    }
-  }
   taken.clear();
   taken.shrink_to_fit();
 

@@ -67,6 +67,44 @@ Reading<gpu::NvmlReadings> nvml_not_read(const std::string& why) {
   return Reading<gpu::NvmlReadings>::absent(Why::kAbsent, why);
 }
 
+// The GPU's readings and how long each took.
+struct GpuRead {
+  Reading<gpu::NvmlReadings> nvml;
+  Reading<gpu::CudaReadings> cuda;
+  double nvml_ms = 0;
+  double cuda_ms = 0;
+};
+
+// NVML, then the CUDA driver: its devices only when NVML listed none, unless `cuda_devices`
+// (then both at once: each initialisation takes its own 0.2 s on an H200, and the driver
+// serialises them only in part).
+GpuRead read_gpu_live(bool cuda_devices) {
+  GpuRead out;
+  std::optional<Task<Reading<gpu::CudaReadings>>> cuda_task;
+  if (cuda_devices) cuda_task.emplace([] { return gpu::read_cuda_live(true); });
+  auto start = Clock::now();
+  out.nvml = gpu::read_nvml_live();
+  out.nvml_ms = ms_since(start);
+  if (cuda_task) {
+    out.cuda = cuda_task->get();
+    out.cuda_ms = cuda_task->elapsed_ms();
+  } else {
+    bool nvml_listed = out.nvml.ok() && !out.nvml->devices.empty();
+    start = Clock::now();
+    out.cuda = gpu::read_cuda_live(!nvml_listed);
+    out.cuda_ms = ms_since(start);
+  }
+  return out;
+}
+
+// The machine's own readings and the network's, and how long each took.
+struct SysRead {
+  sys::SysReadings readings;
+  decltype(Snapshot::network) network;
+  double sys_ms = 0;
+  double net_ms = 0;
+};
+
 }  // namespace
 
 Snapshot capture(const CaptureOptions& options) {
@@ -74,13 +112,11 @@ Snapshot capture(const CaptureOptions& options) {
   char** envp = options.envp ? options.envp : (options.root.live() ? environ : nullptr);
   bool gpu_live = options.read_gpu && options.root.live();
 
-  // NVML's and the CUDA driver's initialisation dominate a check's wall time; each runs on
-  // its own thread while the file probes run on this one.
-  std::optional<Task<Reading<gpu::NvmlReadings>>> nvml_task;
-  std::optional<Task<Reading<gpu::CudaReadings>>> cuda_task;
+  // NVML's and the CUDA driver's initialisation take tens of ms (cuInit 0.2 s on an H200):
+  // they run on their own thread while the file probes and the audit run on this one.
+  std::optional<Task<GpuRead>> gpu_task;
   if (gpu_live) {
-    nvml_task.emplace([] { return gpu::read_nvml_live(); });
-    if (options.cuda_devices_always) cuda_task.emplace([] { return gpu::read_cuda_live(true); });
+    gpu_task.emplace([cuda = options.cuda_devices_always] { return read_gpu_live(cuda); });
   }
 
   pyenv::DiscoveryOptions py;
@@ -98,60 +134,32 @@ Snapshot capture(const CaptureOptions& options) {
   std::vector<elf::LdCacheEntry> ld_cache;
   if (auto cache = elf::read_ld_cache(options.root)) ld_cache = std::move(*cache);
   py.ld_cache = ld_cache;
-  Task<Reading<std::vector<pyenv::PythonEnv>>> python_task([py] { return pyenv::read_python(py); });
+  // The machine's files and the network on another thread, while this one reads the Python
+  // environment and audits it: after a reboot each waits on the disk, and together they wait
+  // about as long as the longer of them.
+  sys::SysOptions sys_options;
+  sys_options.root = options.root;
+  sys_options.config_dir = options.config_dir;
+  sys_options.envp = envp;
+  Task<SysRead> sys_task([&sys_options, &root = options.root] {
+    SysRead out;
+    auto sys_start = Clock::now();
+    out.readings = sys::read_all(sys_options);
+    out.sys_ms = ms_since(sys_start);
+    auto net_start = Clock::now();
+    out.network = net::read_network(root, out.readings.env);
+    out.net_ms = ms_since(net_start);
+    return out;
+  });
 
   Snapshot s;
   s.sparkdoc_version = kVersion;
   s.taken_at = utc_now_iso8601();
 
-  auto sys_start = Clock::now();
-  sys::SysOptions sys_options;
-  sys_options.root = options.root;
-  sys_options.config_dir = options.config_dir;
-  sys_options.envp = envp;
-  sys::SysReadings r = sys::read_all(sys_options);
-  s.timings_ms["sys"] = ms_since(sys_start);
-  s.host = std::move(r.host);
-  s.meminfo = std::move(r.meminfo);
-  s.vm = std::move(r.vm);
-  s.memory_pressure = std::move(r.memory_pressure);
-  s.nvidia_module = std::move(r.nvidia_module);
-  s.cgroup = std::move(r.cgroup);
-  s.container = std::move(r.container);
-  s.limits = std::move(r.limits);
-  s.env = std::move(r.env);
-  s.accelerate_config = std::move(r.accelerate_config);
-  s.processes = std::move(r.processes);
-  s.parallel_configs = std::move(r.parallel_configs);
-  s.kernel_log = std::move(r.kernel_log);
-  s.kernel_boot = std::move(r.kernel_boot);
-  s.os_release = std::move(r.os_release);
-  s.packages = std::move(r.packages);
-  s.docker = std::move(r.docker);
-  s.shm = std::move(r.shm);
+  auto python_start = Clock::now();
+  s.python = pyenv::read_python(py);
+  s.timings_ms["python"] = ms_since(python_start);
 
-  auto net_start = Clock::now();
-  s.network = net::read_network(options.root, s.env);
-  s.timings_ms["net"] = ms_since(net_start);
-
-  s.python = python_task.get();
-  s.timings_ms["python"] = python_task.elapsed_ms();
-
-  if (gpu_live) {
-    s.gpu.nvml = nvml_task->get();
-    s.timings_ms["nvml"] = nvml_task->elapsed_ms();
-    if (!cuda_task) {
-      bool nvml_listed = s.gpu.nvml.ok() && !s.gpu.nvml->devices.empty();
-      cuda_task.emplace([nvml_listed] { return gpu::read_cuda_live(!nvml_listed); });
-    }
-    s.gpu.cuda = cuda_task->get();
-    s.timings_ms["cuda"] = cuda_task->elapsed_ms();
-  } else {
-    std::string why =
-        options.read_gpu ? "not read: the snapshot reads a fixture root" : "not read: --no-gpu";
-    s.gpu.nvml = nvml_not_read(why);
-    s.gpu.cuda = Reading<gpu::CudaReadings>::absent(Why::kAbsent, why);
-  }
   s.bandwidth = Reading<BandwidthMeasurement>::absent(Why::kAbsent, "not measured");
   if (!options.audit_native) {
     s.native_code = Reading<audit::NativeAudit>::absent(Why::kAbsent, "not audited");
@@ -166,6 +174,41 @@ Snapshot capture(const CaptureOptions& options) {
   } else {
     s.native_code = Reading<audit::NativeAudit>::absent(audit_options.error().why,
                                                         audit_options.error().message);
+  }
+  SysRead r = sys_task.get();
+  s.timings_ms["sys"] = r.sys_ms;
+  s.timings_ms["net"] = r.net_ms;
+  s.host = std::move(r.readings.host);
+  s.meminfo = std::move(r.readings.meminfo);
+  s.vm = std::move(r.readings.vm);
+  s.memory_pressure = std::move(r.readings.memory_pressure);
+  s.nvidia_module = std::move(r.readings.nvidia_module);
+  s.cgroup = std::move(r.readings.cgroup);
+  s.container = std::move(r.readings.container);
+  s.limits = std::move(r.readings.limits);
+  s.env = std::move(r.readings.env);
+  s.accelerate_config = std::move(r.readings.accelerate_config);
+  s.processes = std::move(r.readings.processes);
+  s.parallel_configs = std::move(r.readings.parallel_configs);
+  s.kernel_log = std::move(r.readings.kernel_log);
+  s.kernel_boot = std::move(r.readings.kernel_boot);
+  s.os_release = std::move(r.readings.os_release);
+  s.packages = std::move(r.readings.packages);
+  s.docker = std::move(r.readings.docker);
+  s.shm = std::move(r.readings.shm);
+  s.network = std::move(r.network);
+
+  if (gpu_task) {
+    GpuRead gpu = gpu_task->get();
+    s.gpu.nvml = std::move(gpu.nvml);
+    s.gpu.cuda = std::move(gpu.cuda);
+    s.timings_ms["nvml"] = gpu.nvml_ms;
+    s.timings_ms["cuda"] = gpu.cuda_ms;
+  } else {
+    std::string why =
+        options.read_gpu ? "not read: the snapshot reads a fixture root" : "not read: --no-gpu";
+    s.gpu.nvml = nvml_not_read(why);
+    s.gpu.cuda = Reading<gpu::CudaReadings>::absent(Why::kAbsent, why);
   }
   s.timings_ms["total"] = ms_since(start);
   return s;

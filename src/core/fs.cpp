@@ -207,6 +207,37 @@ Result<std::vector<std::string>> list_dir(const std::string& path) {
   return names;
 }
 
+Result<std::vector<DirEntry>> list_dir_entries(const std::string& path) {
+  DIR* dir = ::opendir(path.c_str());
+  if (!dir) return errno_fail("cannot list", path, errno);
+  std::vector<DirEntry> entries;
+  while (struct dirent* e = ::readdir(dir)) {
+    if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
+    EntryType type = EntryType::kOther;
+    switch (e->d_type) {
+      case DT_UNKNOWN:
+        type = EntryType::kUnknown;
+        break;
+      case DT_REG:
+        type = EntryType::kFile;
+        break;
+      case DT_DIR:
+        type = EntryType::kDir;
+        break;
+      case DT_LNK:
+        type = EntryType::kLink;
+        break;
+      default:
+        break;
+    }
+    entries.push_back(DirEntry{e->d_name, type});
+  }
+  ::closedir(dir);
+  std::sort(entries.begin(), entries.end(),
+            [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
+  return entries;
+}
+
 Result<std::string> read_link(const std::string& path) {
   char buf[4096];
   ssize_t n = ::readlink(path.c_str(), buf, sizeof buf - 1);

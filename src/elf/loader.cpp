@@ -89,15 +89,29 @@ bool LoaderModel::loadable(const std::string& path) const {
   if (auto it = options_.known_machines.find(path); it != options_.known_machines.end()) {
     return it->second == options_.machine;
   }
+  std::shared_ptr<Verdict> verdict;
   {
     std::lock_guard lock(mutex_);
-    if (auto it = loadable_.find(path); it != loadable_.end()) return it->second;
+    auto [it, added] = loadable_.try_emplace(path);
+    if (added) it->second = std::make_shared<Verdict>();
+    verdict = it->second;
   }
-  auto machine = read_elf_machine(options_.root.path(path));
-  const bool take = !machine || *machine == options_.machine;
+  std::call_once(verdict->once, [&] {
+    auto machine = read_elf_machine(options_.root.path(path));
+    verdict->take = !machine || *machine == options_.machine;
+  });
+  return verdict->take;
+}
+
+bool LoaderModel::file_exists(const std::string& path) const {
+  {
+    std::lock_guard lock(mutex_);
+    if (auto it = exists_.find(path); it != exists_.end()) return it->second;
+  }
+  const bool there = exists(options_.root.path(path));
   std::lock_guard lock(mutex_);
-  loadable_.emplace(path, take);
-  return take;
+  exists_.emplace(path, there);
+  return there;
 }
 
 std::optional<std::string> LoaderModel::search(const std::vector<std::string>& dirs,
@@ -143,7 +157,7 @@ Resolution LoaderModel::find(std::string_view object_path, const DynamicInfo& ob
   if (auto it = cache_.find(soname); it != cache_.end()) {
     // The cache may be stale (a library removed since ldconfig ran): the loader then fails
     // the open and goes on to the default directories.
-    if (exists(options_.root.path(it->second)) && loadable(it->second)) {
+    if (file_exists(it->second) && loadable(it->second)) {
       return found(it->second, FoundVia::kLdCache);
     }
   }

@@ -106,6 +106,9 @@ class LoaderModel {
   // machine); each file's header is read once. A file whose header cannot be read is taken:
   // the loader then fails on it instead of searching on.
   bool loadable(const std::string& path) const;
+  // Whether a file exists at machine path `path` (a stale ld.so.cache entry does not); each
+  // path is looked up once.
+  bool file_exists(const std::string& path) const;
   std::optional<std::string> search(const std::vector<std::string>& dirs,
                                     std::string_view soname) const;
 
@@ -114,7 +117,13 @@ class LoaderModel {
   std::map<std::string, std::string, std::less<>> cache_;  // soname -> first matching path
   mutable std::mutex mutex_;
   mutable std::map<std::string, std::set<std::string, std::less<>>, std::less<>> listings_;
-  mutable std::map<std::string, bool, std::less<>> loadable_;
+  // A header is read once even when several threads ask for it at the same time.
+  struct Verdict {
+    std::once_flag once;
+    bool take = true;
+  };
+  mutable std::map<std::string, std::shared_ptr<Verdict>, std::less<>> loadable_;
+  mutable std::map<std::string, bool, std::less<>> exists_;
 };
 
 }  // namespace sparkdoc::elf

@@ -141,12 +141,31 @@ bool is_config_file(std::string_view name) {
   return false;
 }
 
-bool skip_dir(const std::string& path, std::string_view name) {
+bool skip_dir_name(std::string_view name) {
   if (name.starts_with('.')) return true;
   for (std::string_view skipped : kSkippedDirs) {
     if (name == skipped) return true;
   }
-  return exists(path + "/pyvenv.cfg") || exists(path + "/conda-meta");
+  return false;
+}
+
+// A Python or conda environment: skipped like site-packages.
+bool is_environment(const std::vector<DirEntry>& entries) {
+  for (const DirEntry& e : entries) {
+    if (e.name == "pyvenv.cfg" || e.name == "conda-meta") return true;
+  }
+  return false;
+}
+
+// The type of the entry at `path`, from its listing where the file system gave it.
+EntryType type_of(const DirEntry& e, const std::string& path) {
+  if (e.type != EntryType::kUnknown) return e.type;
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0) return EntryType::kUnknown;
+  if (S_ISREG(st.st_mode)) return EntryType::kFile;
+  if (S_ISDIR(st.st_mode)) return EntryType::kDir;
+  if (S_ISLNK(st.st_mode)) return EntryType::kLink;
+  return EntryType::kOther;
 }
 
 struct Walk {
@@ -154,28 +173,33 @@ struct Walk {
   ParallelConfigScan scan;
 };
 
+// Entries are typed from the listing, not looked up one by one: after a reboot each lookup is
+// a read from disk, and a working directory holds hundreds of entries that are no config file.
 void walk(Walk& w, const std::string& rel, int depth) {
   std::string dir = rel.empty() ? w.top : w.top + "/" + rel;
-  auto names = list_dir(dir);
-  if (!names) return;
+  auto entries = list_dir_entries(dir);
+  if (!entries) return;
+  if (depth > 1 && is_environment(*entries)) return;
   std::vector<std::string> subdirs;
-  for (const auto& name : *names) {
+  for (const DirEntry& e : *entries) {
     if (w.scan.files_scanned >= kMaxFiles) return;
+    const std::string& name = e.name;
     std::string path = dir + "/" + name;
-    std::string rel_path = rel.empty() ? name : rel + "/" + name;
-    struct stat st;
-    if (::lstat(path.c_str(), &st) != 0) continue;
-    if (S_ISDIR(st.st_mode)) {
-      if (depth < kMaxDepth && !skip_dir(path, name)) subdirs.push_back(rel_path);
+    EntryType type = type_of(e, path);
+    if (type == EntryType::kDir) {
+      if (depth < kMaxDepth && !skip_dir_name(name)) {
+        subdirs.push_back(rel.empty() ? name : rel + "/" + name);
+      }
       continue;
     }
     if (!is_config_file(name)) continue;
-    // A link to a regular file is read like the file; links to directories were left above.
-    if (S_ISLNK(st.st_mode) && ::stat(path.c_str(), &st) != 0) continue;
-    if (!S_ISREG(st.st_mode) || static_cast<uint64_t>(st.st_size) > kMaxFileBytes) continue;
+    // A link to a regular file is read like the file; read_text refuses any other (a link to
+    // a folder, a FIFO) and a file larger than kMaxFileBytes.
+    if (type != EntryType::kFile && type != EntryType::kLink) continue;
     auto text = read_text(path, kMaxFileBytes);
     if (!text) continue;
     ++w.scan.files_scanned;
+    std::string rel_path = rel.empty() ? name : rel + "/" + name;
     for (auto& hit : find_parallel_keys(*text)) {
       hit.file = valid_utf8(rel_path);
       w.scan.hits.push_back(std::move(hit));

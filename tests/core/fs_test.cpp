@@ -13,6 +13,7 @@
 #include <string>
 
 #include "../sys/temp_tree.h"
+#include "core/prefetch.h"
 
 namespace sparkdoc {
 namespace {
@@ -246,4 +247,39 @@ TEST(ReadText, ASizeOverTheCapIsRefusedBeforeReading) {
 }
 
 }  // namespace
+
+TEST(ListDirEntries, TypesEveryEntryFromTheListingSortedByName) {
+  TempTree tree;
+  tree.write("b.yaml", "tp_size: 2\n");
+  tree.write("sub/inner.json", "{}");
+  tree.symlink(tree.path() + "/sub", "a-link");
+  ASSERT_EQ(::mkfifo((tree.path() + "/fifo").c_str(), 0644), 0);
+  auto entries = list_dir_entries(tree.path());
+  ASSERT_TRUE(entries) << entries.error().message;
+  std::vector<std::string> names;
+  for (const DirEntry& e : *entries) names.push_back(e.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"a-link", "b.yaml", "fifo", "sub"}));
+  // ext4, xfs, btrfs, tmpfs and overlayfs fill d_type; another file system may leave it unknown.
+  auto type = [&](size_t i) { return (*entries)[i].type; };
+  if (type(1) != EntryType::kUnknown) {
+    EXPECT_EQ(type(0), EntryType::kLink);
+    EXPECT_EQ(type(1), EntryType::kFile);
+    EXPECT_EQ(type(2), EntryType::kOther);
+    EXPECT_EQ(type(3), EntryType::kDir);
+  }
+  EXPECT_FALSE(list_dir_entries(tree.path() + "/nonexistent"));
+  EXPECT_FALSE(list_dir_entries(tree.path() + "/b.yaml"));
+}
+
+TEST(PrefetchLookups, LooksUpEveryPathAndToleratesMissingOnesAndNone) {
+  TempTree tree;
+  tree.write("a/b.so", "x");
+  std::vector<std::string> paths = {tree.path() + "/a", tree.path() + "/a/b.so",
+                                    tree.path() + "/gone", "", "/proc/self/nonexistent"};
+  prefetch_lookups(paths, 16);
+  prefetch_lookups({}, 16);
+  prefetch_lookups(paths, 0);
+  EXPECT_TRUE(exists(tree.path() + "/a/b.so"));
+}
+
 }  // namespace sparkdoc
