@@ -1,8 +1,5 @@
 #include "audit/scan.h"
 
-#include <dirent.h>
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cstring>
 #include <functional>
@@ -23,27 +20,16 @@ bool is_digits(std::string_view s) {
 
 // The listing of the folder at machine path `dir`, read; nullopt when it cannot be listed.
 std::optional<FolderListing> read_listing(const Root& root, const std::string& dir) {
-  DIR* d = ::opendir(root.path(dir).c_str());
-  if (d == nullptr) return std::nullopt;
+  auto entries = list_dir_entries(root.path(dir));
+  if (!entries) return std::nullopt;
   FolderListing listing;
-  while (dirent* e = ::readdir(d)) {
-    std::string_view name = e->d_name;
-    if (name == "." || name == "..") continue;
-    unsigned char type = e->d_type;
-    if (type == DT_UNKNOWN) {
-      // Some file systems leave the type out: ask.
-      struct stat st;
-      std::string path = root.path(join_path(dir, name));
-      if (::lstat(path.c_str(), &st) != 0) continue;
-      type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_LNK;
-    }
-    if (type == DT_DIR) {
-      listing.folders.emplace_back(name);
-    } else if (type == DT_REG && is_shared_object_name(name)) {
-      listing.files.emplace_back(name);
+  for (DirEntry& e : *entries) {
+    if (e.type == EntryType::kDir) {
+      listing.folders.push_back(std::move(e.name));
+    } else if (e.type == EntryType::kFile && is_shared_object_name(e.name)) {
+      listing.files.push_back(std::move(e.name));
     }
   }
-  ::closedir(d);
   return listing;
 }
 

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
 #include "core/paths.h"
 
@@ -194,45 +195,65 @@ bool is_dir(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-Result<std::vector<std::string>> list_dir(const std::string& path) {
+namespace {
+
+// Calls visit(dir, entry) for every entry of the folder at `path` but "." and "..".
+template <class Visit>
+Result<void> for_each_entry(const std::string& path, const Visit& visit) {
   DIR* dir = ::opendir(path.c_str());
   if (!dir) return errno_fail("cannot list", path, errno);
-  std::vector<std::string> names;
-  while (struct dirent* e = ::readdir(dir)) {
+  while (const struct dirent* e = ::readdir(dir)) {
     if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
-    names.emplace_back(e->d_name);
+    visit(dir, *e);
   }
   ::closedir(dir);
+  return {};
+}
+
+EntryType type_of_mode(mode_t mode) {
+  if (S_ISREG(mode)) return EntryType::kFile;
+  if (S_ISDIR(mode)) return EntryType::kDir;
+  if (S_ISLNK(mode)) return EntryType::kLink;
+  return EntryType::kOther;
+}
+
+// The entry's type from the listing, else from an lstat of it (relative to the folder's own
+// descriptor); nullopt when it is gone by then.
+std::optional<EntryType> type_of_entry(DIR* dir, const struct dirent& e) {
+  switch (e.d_type) {
+    case DT_REG:
+      return EntryType::kFile;
+    case DT_DIR:
+      return EntryType::kDir;
+    case DT_LNK:
+      return EntryType::kLink;
+    case DT_UNKNOWN:
+      break;
+    default:
+      return EntryType::kOther;
+  }
+  struct stat st {};
+  if (::fstatat(::dirfd(dir), e.d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) return std::nullopt;
+  return type_of_mode(st.st_mode);
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> list_dir(const std::string& path) {
+  std::vector<std::string> names;
+  auto listed =
+      for_each_entry(path, [&](DIR*, const struct dirent& e) { names.emplace_back(e.d_name); });
+  if (!listed) return tl::unexpected(std::move(listed.error()));
   std::sort(names.begin(), names.end());
   return names;
 }
 
 Result<std::vector<DirEntry>> list_dir_entries(const std::string& path) {
-  DIR* dir = ::opendir(path.c_str());
-  if (!dir) return errno_fail("cannot list", path, errno);
   std::vector<DirEntry> entries;
-  while (struct dirent* e = ::readdir(dir)) {
-    if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
-    EntryType type = EntryType::kOther;
-    switch (e->d_type) {
-      case DT_UNKNOWN:
-        type = EntryType::kUnknown;
-        break;
-      case DT_REG:
-        type = EntryType::kFile;
-        break;
-      case DT_DIR:
-        type = EntryType::kDir;
-        break;
-      case DT_LNK:
-        type = EntryType::kLink;
-        break;
-      default:
-        break;
-    }
-    entries.push_back(DirEntry{e->d_name, type});
-  }
-  ::closedir(dir);
+  auto listed = for_each_entry(path, [&](DIR* dir, const struct dirent& e) {
+    if (auto type = type_of_entry(dir, e)) entries.push_back(DirEntry{e.d_name, *type});
+  });
+  if (!listed) return tl::unexpected(std::move(listed.error()));
   std::sort(entries.begin(), entries.end(),
             [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
   return entries;

@@ -41,15 +41,16 @@ bool exists(const std::string& path);
 bool is_dir(const std::string& path);
 // Names in a directory, sorted; "." and ".." excluded.
 Result<std::vector<std::string>> list_dir(const std::string& path);
-// An entry's type as the directory listing gives it (readdir's d_type): no lookup of the entry
-// itself, which after a reboot is a read from disk per entry. kUnknown where the file system
-// does not say (then lstat it).
-enum class EntryType { kUnknown, kFile, kDir, kLink, kOther };
+// An entry's type, not following a link (a link to a folder is kLink).
+enum class EntryType { kFile, kDir, kLink, kOther };
 struct DirEntry {
   std::string name;
-  EntryType type = EntryType::kUnknown;
+  EntryType type = EntryType::kOther;
 };
-// The entries of a directory with their types, sorted by name; "." and ".." excluded.
+// The entries of a directory with their types, sorted by name; "." and ".." excluded. Types
+// come from the listing itself (readdir's d_type) with no lookup of each entry, which after a
+// reboot is a read from disk per entry; where the file system leaves the type out, the entry
+// is lstat'ed, and one gone by then is left out.
 Result<std::vector<DirEntry>> list_dir_entries(const std::string& path);
 // Target of a symbolic link.
 Result<std::string> read_link(const std::string& path);

@@ -1,7 +1,5 @@
 #include "sys/parallel_config.h"
 
-#include <sys/stat.h>
-
 #include <array>
 
 #include "core/fs.h"
@@ -157,17 +155,6 @@ bool is_environment(const std::vector<DirEntry>& entries) {
   return false;
 }
 
-// The type of the entry at `path`, from its listing where the file system gave it.
-EntryType type_of(const DirEntry& e, const std::string& path) {
-  if (e.type != EntryType::kUnknown) return e.type;
-  struct stat st;
-  if (::lstat(path.c_str(), &st) != 0) return EntryType::kUnknown;
-  if (S_ISREG(st.st_mode)) return EntryType::kFile;
-  if (S_ISDIR(st.st_mode)) return EntryType::kDir;
-  if (S_ISLNK(st.st_mode)) return EntryType::kLink;
-  return EntryType::kOther;
-}
-
 struct Walk {
   std::string top;
   ParallelConfigScan scan;
@@ -185,8 +172,7 @@ void walk(Walk& w, const std::string& rel, int depth) {
     if (w.scan.files_scanned >= kMaxFiles) return;
     const std::string& name = e.name;
     std::string path = dir + "/" + name;
-    EntryType type = type_of(e, path);
-    if (type == EntryType::kDir) {
+    if (e.type == EntryType::kDir) {
       if (depth < kMaxDepth && !skip_dir_name(name)) {
         subdirs.push_back(rel.empty() ? name : rel + "/" + name);
       }
@@ -195,7 +181,7 @@ void walk(Walk& w, const std::string& rel, int depth) {
     if (!is_config_file(name)) continue;
     // A link to a regular file is read like the file; read_text refuses any other (a link to
     // a folder, a FIFO) and a file larger than kMaxFileBytes.
-    if (type != EntryType::kFile && type != EntryType::kLink) continue;
+    if (e.type != EntryType::kFile && e.type != EntryType::kLink) continue;
     auto text = read_text(path, kMaxFileBytes);
     if (!text) continue;
     ++w.scan.files_scanned;
