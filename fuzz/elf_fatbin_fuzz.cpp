@@ -1,9 +1,9 @@
 // Fatbin sections and cubins: parse_fatbin_section, inspect_cubin, parse_gpu_code, the LZ4
-// block decoder and everything computed from a parsed section (names, listing, the code facts
-// and the checks' verdict on them). Seeds in
-// corpus/fuzz_elf_fatbin/ are .nv_fatbin and __nv_relfatbin sections cut from nvcc 13.0 builds
-// (uncompressed, zstd, LZ4, -rdc), bare fatbin and cubin files, and hand-built containers (an
-// ABI v7 cubin, ptxas options, an LZ4 PTX entry, LTO-IR).
+// block decoder, the sm120-only guard's reads (zstd and LZ4 cubins, elf/guards.h) and everything
+// computed from a parsed section (names, listing, the code facts and the checks' verdict on them).
+// Seeds in corpus/fuzz_elf_fatbin/ are .nv_fatbin and __nv_relfatbin sections cut from nvcc 13.0
+// builds (uncompressed, zstd, LZ4, -rdc, the guard's builds), bare fatbin and cubin files, and
+// hand-built containers (an ABI v7 cubin, ptxas options, an LZ4 PTX entry, LTO-IR).
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -12,6 +12,7 @@
 #include "checks/native_code.h"
 #include "elf/cubin.h"
 #include "elf/fatbin.h"
+#include "elf/guards.h"
 #include "elf/listing.h"
 #include "elf/targets.h"
 
@@ -62,6 +63,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     listed += sparkdoc::checks::judge_gpu_code(gpu_code_facts(*file),
                                                sparkdoc::gpu::ComputeCapability{12, 1})
                   .sass_targets.size();
+    // The cubins the sm120-only guard could be in, read whole and decompressed (zstd, LZ4).
+    bool small = true;
+    for (const FatbinEntry& entry : file->entries) {
+      small = small && (!may_hold_sm120_only_guard(entry) ||
+                        entry.uncompressed_size_bytes <= kMaxDecodedBytes);
+    }
+    if (small) {
+      auto guarded = sm120_only_targets(bytes, file->entries);
+      listed += guarded ? guarded->size() : 0;
+    }
     (void)listed;
   }
 

@@ -2,6 +2,7 @@
 # Installs what sparkdoc builds and tests with, from the distribution's packages only
 # (Debian 12 / Ubuntu 24.04). Safe to run again. libcurl4-openssl-dev gives libcurl's header
 # (sparkdoc loads libcurl.so.4 with dlopen and never links it) and the library the Hub tests use.
+# libzstd-dev: the audit decompresses the few cubins it reads whole (elf/payload.h).
 # python3-build, -setuptools and -wheel build the Python wheel offline (scripts/build-wheel.sh);
 # python3-venv gives the fresh environment scripts/test-python.sh installs it into.
 set -euo pipefail
@@ -10,7 +11,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev libfmt-dev libelf-dev libexpected-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-dev
-  zlib1g-dev
+  zlib1g-dev libzstd-dev
   libcurl4-openssl-dev
   python3-build python3-setuptools python3-wheel python3-venv
 )
@@ -38,7 +39,7 @@ if [ "$(dpkg --print-architecture)" = amd64 ] && [ "${ID:-}" = debian ]; then
     added_arm64=1
   fi
   packages+=(crossbuild-essential-arm64 qemu-user-static
-    libelf-dev:arm64 zlib1g-dev:arm64 libfmt-dev:arm64 libgtest-dev:arm64 libgmock-dev:arm64
+    libelf-dev:arm64 zlib1g-dev:arm64 libzstd-dev:arm64 libfmt-dev:arm64 libgtest-dev:arm64 libgmock-dev:arm64
     libcurl4-openssl-dev:arm64)
 else
   echo "install-deps: no arm64 cross build here (it needs Debian's archive on amd64)"

@@ -23,7 +23,8 @@ using nlohmann::json;
 
 // Bumped whenever what a file's entry means changes; the sparkdoc version in the key already
 // separates releases, this separates builds of one version during development.
-constexpr int kFormat = 1;
+// 2: code groups name the targets whose cubins hold the sm120-only guard (elf/guards.h).
+constexpr int kFormat = 2;
 constexpr std::string_view kFolderName = "audit";
 constexpr mode_t kFolderMode = 0700;
 constexpr mode_t kFileMode = 0600;
@@ -74,6 +75,11 @@ json entry_json(std::string_view file, const CachedFile& c) {
       group["sass"] = std::move(sass);
       group["ptx"] = std::move(ptx);
       group["containers"] = g.containers;
+      if (!g.sm120_only.empty()) {
+        json guarded = json::array();
+        for (GpuTarget t : g.sm120_only) guarded.push_back(target_json(t));
+        group["sm120_only"] = std::move(guarded);
+      }
       groups.push_back(std::move(group));
     }
     j["gpu"] = std::move(groups);
@@ -169,6 +175,8 @@ std::pair<std::string, CachedFile> entry_from(const json& j) {
         group.ptx.push_back(PtxEntry{target_from(p), json_get<std::string>(at(p, 2))});
       }
       group.containers = json_member(g, "containers", uint32_t{0});
+      for (const json& t : json_member(g, "sm120_only", json::array()))
+        group.sm120_only.push_back(target_from(t));
       c.facts.gpu_code.push_back(std::move(group));
     }
   }

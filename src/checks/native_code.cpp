@@ -171,6 +171,17 @@ void gpu_notes(const PackageVerdict& p, const RuleContext& c, std::vector<Native
     }
     return;
   }
+  if (!p.gpu_files_trapping.empty()) {
+    out.push_back(
+        note(Severity::kFail,
+             fmt::format("{} {} {} kernels built with the sm120-only guard: on {} the driver picks "
+                         "them and they stop with \"This kernel only supports sm120.\" and "
+                         "cudaErrorLaunchFailure; use a build whose guard admits the 12.x family "
+                         "(enable_sm120_family), or build for 12.0f instead of 12.1",
+                         files_text(p.gpu_files_trapping),
+                         p.gpu_files_trapping.size() == 1 ? "has" : "have",
+                         join(p.trapping_targets, ", "), target)));
+  }
   if (p.gpu == CodeRuns::kDoesNotRun) {
     out.push_back(
         note(Severity::kFail,
@@ -397,12 +408,21 @@ GpuCodeVerdict judge_gpu_code(std::span<const audit::CodeGroup> code,
   uint8_t best_overall = kUseNone;
   for (const audit::CodeGroup& group : code) {
     uint8_t best = kUseNone;
+    uint32_t picked_sm = 0;  // the driver takes the runnable SASS of the highest SM
     for (GpuTarget t : group.sass) {
       insert_sorted(v.sass_targets, t);
       if (!sass_runs_on(t, device)) continue;
       best = kUseSass;
+      picked_sm = std::max(picked_sm, t.sm);
       if (allows_block_scaled_fp4(t)) v.nvfp4 = true;
     }
+    bool traps = false;
+    for (GpuTarget t : group.sm120_only) {
+      if (t.sm != picked_sm || !sass_runs_on(t, device)) continue;
+      traps = true;
+      insert_sorted(v.trapping_targets, t);
+    }
+    if (traps) v.containers_trapping += group.containers;
     for (const audit::PtxEntry& e : group.ptx) {
       insert_sorted(v.ptx_targets, e.target);
       if (!ptx_jit_runs_on(e.target, device)) continue;
@@ -516,6 +536,12 @@ NativeVerdict judge_native(const audit::NativeAudit& facts,
       runs = code.run;
       if (code.nvfp4) p.nvfp4 = true;
       if (runs == CodeRuns::kDoesNotRun) p.gpu_files_not_running.push_back(f.file);
+      if (code.containers_trapping > 0) {
+        p.gpu_files_trapping.push_back(f.file);
+        std::vector<std::string> guarded;
+        for (GpuTarget t : code.trapping_targets) guarded.push_back(audit::sass_name(t));
+        add_sorted_unique(p.trapping_targets, guarded);
+      }
       fv.gpu = std::move(code);
     }
     if (p.gpu == CodeRuns::kNoGpuCode || runs_rank(runs) > runs_rank(p.gpu)) p.gpu = runs;

@@ -15,6 +15,10 @@
 // NVFP4 on a device when an entry that runs there was built for such a target. This says the
 // target allows the instructions, not that a kernel uses them.
 //
+// Kernels that trap: where the driver would pick a SASS target (the runnable one of the
+// highest SM) whose cubin holds vLLM's sm120-only guard, the container's kernels end in
+// "This kernel only supports sm120." and cudaErrorLaunchFailure (field-2026.md §5).
+//
 // Packages (000 §2; 002 G1, G2, G7): flash-attn must have its CUDA extension; bitsandbytes
 // its libbitsandbytes_cuda<torch's CUDA>.so (BNB_CUDA_VERSION overrides); mamba-ssm its
 // selective_scan_cuda; causal-conv1d its extension; and for every package: CUDA libraries the
@@ -64,6 +68,10 @@ struct GpuCodeVerdict {
   uint32_t containers_sass = 0;
   uint32_t containers_ptx_only = 0;
   uint32_t containers_none = 0;
+  // Of containers_sass, those whose SASS the driver picks here (the runnable target of the
+  // highest SM) holds the sm120-only guard: their kernels trap at launch (elf/guards.h).
+  uint32_t containers_trapping = 0;
+  std::vector<audit::GpuTarget> trapping_targets;  // the guarded targets picked, sorted
   std::vector<audit::GpuTarget> sass_targets;  // distinct, sorted: every SASS target present
   std::vector<audit::GpuTarget> ptx_targets;
   bool operator==(const GpuCodeVerdict&) const = default;
@@ -112,6 +120,9 @@ struct PackageVerdict {
   std::vector<LibraryProblem> problems;
   CodeRuns gpu = CodeRuns::kNoGpuCode;  // the least runnable over its files with GPU code
   std::vector<std::string> gpu_files_not_running;
+  // Files whose kernels for the target hold the sm120-only guard, and the targets ("sm_121").
+  std::vector<std::string> gpu_files_trapping;
+  std::vector<std::string> trapping_targets;
   bool nvfp4 = false;
   std::vector<std::string> sass_targets;  // "sm_90", union over its files, sorted
   std::vector<std::string> ptx_targets;

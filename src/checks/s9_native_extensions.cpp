@@ -67,28 +67,36 @@ const CheckInfo& s9_native_extensions() {
           "mamba-ssm, bitsandbytes, xformers and vllm",
       .symptom =
           "\"no kernel image is available for execution on the device\", \"ImportError: "
-          "selective_scan_cuda\", bitsandbytes falling back to CPU, or a first step that stalls "
-          "for minutes while the driver JIT-compiles PTX",
+          "selective_scan_cuda\", bitsandbytes falling back to CPU, a first step that stalls "
+          "for minutes while the driver JIT-compiles PTX, or \"This kernel only supports "
+          "sm120.\" then cudaErrorLaunchFailure",
       .cause =
           "Wheels built before Blackwell carry kernels for sm_80/sm_90 only, and a source build "
           "inside docker build sees no GPU: mamba-ssm then skips selective_scan_cuda silently "
-          "and causal-conv1d builds without sm_120/sm_121. pip checks none of this.",
+          "and causal-conv1d builds without sm_120/sm_121. vLLM's CUTLASS kernels for SM 12.x "
+          "carry a guard that compiles them only for 12.0 and traps elsewhere: a build with "
+          "12.1 in its list gets sm_121 cubins that the driver prefers on GB10 and that trap. "
+          "pip checks none of this.",
       .how_checked =
           "Reads the fatbin headers of every shared object (sparkdoc audit) and judges each "
           "package's code for the GPU's compute capability: SASS that runs, PTX that the driver "
-          "must JIT, or nothing; then applies the known packages' rules. A shared object built "
+          "must JIT, or nothing, and reads the sm_121 cubins whole for the sm120-only guard's "
+          "text; then applies the known packages' rules. A shared object built "
           "for another machine (an x86_64 wheel on an aarch64 Spark) is named, not judged: "
           "the loader refuses it. flash-attn is G2's, libraries G1's.",
       .fix =
           "Rebuild the named package with TORCH_CUDA_ARCH_LIST including the GPU "
           "(\"12.0;12.1+PTX\" on a Spark; 12.1a for NVFP4), with CAUSAL_CONV1D_FORCE_BUILD=TRUE "
           "or a visible GPU for mamba-ssm; build bitsandbytes with -DCOMPUTE_CAPABILITY "
-          "including 121; run sparkdoc audit for the full list.",
+          "including 121; for the sm120-only guard, a vLLM whose guard admits the family "
+          "(enable_sm120_family) or a build for 12.0f instead of 12.1; run sparkdoc audit for "
+          "the full list.",
       .source = "000 §2",
       .keywords =
           "no kernel image available device sm_121 sm_120 blackwell mamba mamba-ssm "
           "selective_scan causal-conv1d causal_conv1d bitsandbytes xformers vllm extension arch "
-          "list ptx jit torch_cuda_arch_list audit",
+          "list ptx jit torch_cuda_arch_list audit sm120 only trap guard cudaErrorLaunchFailure "
+          "enable_sm120_only",
       .run = &judge,
   };
   return kInfo;

@@ -39,9 +39,14 @@ inline constexpr std::array<UncheckedItem, 14> kUncheckedFieldItems = {{
      "instead."},
     {"apt lists holding an HTML page, buildkit, restart=always containers (§4)",
      "apt lists and the Docker API are not read."},
-    {"sm120-only trap guards, FlashInfer cubins, NVFP4 fallbacks (§5)",
-     "native-code audit rules, not preflight checks; not built yet. PTX newer than the driver "
-     "is judged: sparkdoc audit and S9 FAIL a file whose only code is PTX of a newer ISA."},
+    {"FlashInfer's cubin folder, NVFP4 fallbacks in vLLM's log (§5)",
+     "flashinfer_cubin/ holds loose .cubin files (12,681 in 0.6.11, all Sm100a/Sm100f/Sm103a) "
+     "that the audit does not index (it reads shared objects); G7 warns whenever "
+     "flashinfer-cubin is installed on 12.1 instead, as no SM 12.x cubins of it are reported "
+     "and FlashInfer JIT-builds for 12.1a without it. The fallbacks are lines of a serving log, "
+     "not "
+     "of the machine. The sm120-only guard is judged: sparkdoc audit and S9 FAIL a file whose "
+     "sm_121 cubins hold it; PTX newer than the driver too."},
     {"Triton ptxas, flash-attn, TransformerEngine, cuDNN (§5)",
      "audit and lint rules; not built yet."},
     {"A degraded ConnectX-7 link that reports 200G with clean counters (§6)",

@@ -36,7 +36,8 @@ std::string ptx_isa(const FatbinEntry& entry) {
   return fmt::format("{}.{}", entry.version_major, entry.version_minor);
 }
 
-void CodeFactsBuilder::add(const FatbinContainer* container, std::span<const FatbinEntry> entries) {
+void CodeFactsBuilder::add(const FatbinContainer* container, std::span<const FatbinEntry> entries,
+                           std::vector<audit::GpuTarget> sm120_only) {
   if (container != nullptr) {
     if (!first_container_section_) first_container_section_ = container->section;
     parts_[static_cast<size_t>(container->section)].has_container = true;
@@ -44,11 +45,12 @@ void CodeFactsBuilder::add(const FatbinContainer* container, std::span<const Fat
   if (entries.empty()) return;
   Key key;
   for (const FatbinEntry& entry : entries) {
-    if (entry.kind == EntryKind::kElf) insert_sorted(key.first, entry_target(entry));
+    if (entry.kind == EntryKind::kElf) insert_sorted(std::get<0>(key), entry_target(entry));
     if (entry.kind == EntryKind::kPtx) {
-      insert_sorted(key.second, audit::PtxEntry{entry_target(entry), ptx_isa(entry)});
+      insert_sorted(std::get<1>(key), audit::PtxEntry{entry_target(entry), ptx_isa(entry)});
     }
   }
+  std::get<2>(key) = std::move(sm120_only);
   ++parts_[static_cast<size_t>(entries.front().section)].groups[std::move(key)];
 }
 
@@ -60,7 +62,7 @@ FatbinSection CodeFactsBuilder::listed_section(GpuFileKind kind) const {
 std::vector<audit::CodeGroup> CodeFactsBuilder::groups(FatbinSection section) const {
   std::vector<audit::CodeGroup> out;
   for (const auto& [key, count] : parts_[static_cast<size_t>(section)].groups) {
-    out.push_back(audit::CodeGroup{key.first, key.second, count});
+    out.push_back(audit::CodeGroup{std::get<0>(key), std::get<1>(key), count, std::get<2>(key)});
   }
   return out;
 }

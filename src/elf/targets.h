@@ -14,6 +14,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -35,7 +36,10 @@ class CodeFactsBuilder {
   // One container's entries, all of its section (container null: entries outside any
   // container, as a bare cubin's). A container without entries counts for the choice of
   // section and for nothing else.
-  void add(const FatbinContainer* container, std::span<const FatbinEntry> entries);
+  // `sm120_only`: the container's SASS targets whose cubins hold the sm120-only guard
+  // (elf/guards.h), sorted; containers that differ only there are groups of their own.
+  void add(const FatbinContainer* container, std::span<const FatbinEntry> entries,
+           std::vector<audit::GpuTarget> sm120_only = {});
 
   // The section cuobjdump lists for a file of `kind` holding what was added (listing.h).
   FatbinSection listed_section(GpuFileKind kind) const;
@@ -44,7 +48,8 @@ class CodeFactsBuilder {
   std::vector<audit::CodeGroup> groups(FatbinSection section) const;
 
  private:
-  using Key = std::pair<std::vector<audit::GpuTarget>, std::vector<audit::PtxEntry>>;
+  using Key = std::tuple<std::vector<audit::GpuTarget>, std::vector<audit::PtxEntry>,
+                         std::vector<audit::GpuTarget>>;
   struct Part {
     bool has_container = false;
     std::map<Key, uint32_t> groups;

@@ -60,6 +60,9 @@ struct CodeGroup {
   std::vector<GpuTarget> sass;  // sorted, distinct
   std::vector<PtxEntry> ptx;    // sorted, distinct
   uint32_t containers = 0;
+  // Those of `sass` whose cubins hold vLLM's sm120-only guard (elf/guards.h): their kernels
+  // trap where the driver picks them. Sorted, distinct; empty in audits recorded before.
+  std::vector<GpuTarget> sm120_only;
   bool operator==(const CodeGroup&) const = default;
 };
 

@@ -32,6 +32,12 @@ inline void to_json(nlohmann::json& j, const CodeGroup& g) {
   nlohmann::json sass = nlohmann::json::array();
   for (GpuTarget t : g.sass) sass.push_back(sass_name(t));
   j = nlohmann::json{{"sass", std::move(sass)}, {"ptx", g.ptx}, {"containers", g.containers}};
+  // Written only where a guard was found, so that audits without one read as before.
+  if (!g.sm120_only.empty()) {
+    nlohmann::json guarded = nlohmann::json::array();
+    for (GpuTarget t : g.sm120_only) guarded.push_back(sass_name(t));
+    j["sm120_only_sass"] = std::move(guarded);
+  }
 }
 inline void from_json(const nlohmann::json& j, CodeGroup& g) {
   g.sass.clear();
@@ -40,6 +46,10 @@ inline void from_json(const nlohmann::json& j, CodeGroup& g) {
   }
   g.ptx = j.value("ptx", std::vector<PtxEntry>{});
   g.containers = j.value("containers", uint32_t{0});
+  g.sm120_only.clear();
+  for (const auto& t : j.value("sm120_only_sass", nlohmann::json::array())) {
+    g.sm120_only.push_back(detail::target_from_json(t));
+  }
 }
 
 SPARKDOC_JSON(LibraryNeed, soname, path, via)

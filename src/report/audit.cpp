@@ -84,6 +84,8 @@ json package_json(const PackageVerdict& p) {
           {"problems", std::move(problems)},
           {"gpu", checks::code_runs_name(p.gpu)},
           {"gpu_files_not_running", p.gpu_files_not_running},
+          {"gpu_files_trapping", p.gpu_files_trapping},
+          {"trapping_targets", p.trapping_targets},
           {"nvfp4", p.nvfp4},
           {"sass_targets", p.sass_targets},
           {"ptx_targets", p.ptx_targets},
@@ -129,7 +131,8 @@ json file_json(const audit::NativeFile& f, const checks::FileVerdict& v) {
     j["nvfp4"] = v.gpu->nvfp4;
     j["containers"] = {{"sass", v.gpu->containers_sass},
                        {"ptx_jit_only", v.gpu->containers_ptx_only},
-                       {"none", v.gpu->containers_none}};
+                       {"none", v.gpu->containers_none},
+                       {"trapping", v.gpu->containers_trapping}};
   }
   // The facts the verdict stands on: containers grouped by their targets, with each PTX
   // entry's ISA version.
@@ -172,8 +175,11 @@ std::optional<Grid> audit_grid(const audit::NativeAudit& facts, const NativeVerd
                            : checks::judge_native(facts, checks::NativeTarget{cc, "matrix"});
     for (size_t r = 0; r < rows.size(); ++r) {
       CodeRuns runs = CodeRuns::kNotJudged;
+      bool traps = false;
       for (const PackageVerdict& p : at.packages) {
-        if (p.name == rows[r]->name) runs = p.gpu;
+        if (p.name != rows[r]->name) continue;
+        runs = p.gpu;
+        traps = !p.gpu_files_trapping.empty();
       }
       GridCell cell;
       // NVIDIA's libraries load kernels from elsewhere than .nv_fatbin: what it lacks is not
@@ -184,7 +190,7 @@ std::optional<Grid> audit_grid(const audit::NativeAudit& facts, const NativeVerd
       }
       switch (runs) {
         case CodeRuns::kSass:
-          cell = {"SASS", "sass"};
+          cell = traps ? GridCell{"trap", "none"} : GridCell{"SASS", "sass"};
           break;
         case CodeRuns::kPtxJitOnly:
           cell = {html ? "PTX JIT" : "PTX", "ptx"};
@@ -204,7 +210,8 @@ std::optional<Grid> audit_grid(const audit::NativeAudit& facts, const NativeVerd
 constexpr std::string_view kMatrixLegend =
     "SASS runs as built; PTX is JIT-compiled by the driver at the first load (minutes, cached "
     "after); - does not run (\"no kernel image is available\"); n/j not judged: NVIDIA's own "
-    "libraries load kernels from elsewhere than .nv_fatbin (cuFFT from .ldata)";
+    "libraries load kernels from elsewhere than .nv_fatbin (cuFFT from .ldata); trap: its kernels "
+    "there stop at vLLM's sm120-only guard";
 
 }  // namespace
 

@@ -324,6 +324,8 @@ AuditCache sample_cache(int variant) {
     g.sass = {GpuTarget{90, ArchVariant::kPlain}, GpuTarget{1210, ArchVariant::kArchSpecific}};
     g.ptx = {PtxEntry{GpuTarget{120, ArchVariant::kFamilySpecific}, "9.0"}};
     g.containers = 7;
+    g.sm120_only = {GpuTarget{121, ArchVariant::kPlain},
+                    GpuTarget{121, ArchVariant::kArchSpecific}};
     c.facts.gpu_code = {g, CodeGroup{}};
     files.emplace(fmt::format("pkg{}/_C{}.so", variant, i), c);
   }
@@ -357,7 +359,7 @@ TEST(FactCacheText, RoundTripsEveryFieldAndRefusesAnotherKey) {
 TEST(FactCacheText, AnythingAmissIsNoCache) {
   const FactCacheKey key{"/s", "x86_64", "1"};
   const std::string head =
-      R"({"architecture":"x86_64","format":1,"site_packages":"/s","sparkdoc":"1",)"
+      R"({"architecture":"x86_64","format":2,"site_packages":"/s","sparkdoc":"1",)"
       R"("folders":[],"records":[],"files":[)";
   EXPECT_TRUE(parse_fact_cache(head + "]}", key));
   for (std::string bad : {
@@ -377,9 +379,10 @@ TEST(FactCacheText, AnythingAmissIsNoCache) {
            head + R"({"file":"a.so","stamp":[1,2,3,4,5]},{"file":"a.so","stamp":[1,2,3,4,5]}]})",
            head + R"(], "folders":[{"stamp":[1,2,3,4,5]}]})",
            head + R"(], "records":[{"record":"x.dist-info","stamp":[1,2,3,4,5],"files":"a.so"}]})",
-           std::string(R"({"architecture":"x86_64","format":2,"site_packages":"/s","sparkdoc":"1",)"
-                       R"("folders":[],"records":[],"files":[]})"),
+           head + R"({"file":"a.so","stamp":[1,2,3,4,5],"gpu":[{"sm120_only":[[121,7]]}]}]})",
            std::string(R"({"architecture":"x86_64","format":1,"site_packages":"/s","sparkdoc":"1",)"
+                       R"("folders":[],"records":[],"files":[]})"),
+           std::string(R"({"architecture":"x86_64","format":2,"site_packages":"/s","sparkdoc":"1",)"
                        R"("folders":[],"files":[]})"),
        }) {
     EXPECT_FALSE(parse_fact_cache(bad, key)) << bad;

@@ -98,11 +98,12 @@ TEST_P(Golden, StreamedFactsEqualTheWholeFilesFacts) {
 INSTANTIATE_TEST_SUITE_P(Fixtures, Golden,
                          ::testing::Values("gencode.so", "zstd.so", "lz4.so", "rdc.o", "rdc.so",
                                            "family.fatbin", "sm120a.fatbin", "ptx90.fatbin",
-                                           "sm121a.cubin", "sm121f.cubin"),
+                                           "sm121a.cubin", "sm121f.cubin", "guard.so",
+                                           "guard-zstd.so", "guard-lz4.so", "guard-family.so"),
                          [](const ::testing::TestParamInfo<const char*>& param) {
                            std::string name = param.param;
                            for (char& c : name) {
-                             if (c == '.') c = '_';
+                             if (c == '.' || c == '-') c = '_';
                            }
                            return name;
                          });

@@ -19,7 +19,7 @@ inline audit::NativeAudit three_gpu_packages() {
     audit::NativeFile f;
     f.file = package + "/_C.so";
     f.package = package;
-    f.gpu_code.push_back(audit::CodeGroup{std::move(sass), std::move(ptx), 1});
+    f.gpu_code.push_back(audit::CodeGroup{std::move(sass), std::move(ptx), 1, {}});
     return f;
   };
   facts.files.push_back(file("flash_attn", {{80}, {90}}, {}));

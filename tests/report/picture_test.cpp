@@ -118,7 +118,7 @@ TEST(AuditMatrix, NvidiasOwnLibrariesAreNotJudgedWhereTheirFatbinFallsShort) {
   audit::NativeFile cufft;
   cufft.file = "nvidia/cu13/lib/libcufft.so.12";
   cufft.package = "nvidia_cufft";
-  cufft.gpu_code.push_back(audit::CodeGroup{{{75}}, {}, 1});
+  cufft.gpu_code.push_back(audit::CodeGroup{{{75}}, {}, 1, {}});
   facts.files.push_back(cufft);
   checks::NativeVerdict v = checks::judge_native(facts, checks::NativeTarget{{9, 0}, "--arch"});
   std::string text = render_audit_matrix_text(facts, v);

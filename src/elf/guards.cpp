@@ -1,0 +1,248 @@
+#include "elf/guards.h"
+
+#include <fmt/format.h>
+#include <zstd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+#include "elf/byte_source.h"
+#include "elf/bytes.h"
+#include "elf/targets.h"
+
+namespace sparkdoc::elf {
+namespace {
+
+// The stored bytes of an entry's payload: the exact stream when compressed, else the padded
+// payload (padding is zeros and cannot complete the guard's text).
+uint64_t stored_bytes(const FatbinEntry& entry) {
+  return entry.compression == Compression::kNone ? entry.payload_size_bytes
+                                                 : entry.compressed_size_bytes;
+}
+
+// Streamed, so that the output grows only as the stream really decodes: a forged header's
+// size costs nothing until bytes back it.
+Result<std::vector<std::byte>> decompress_zstd(std::span<const std::byte> stored,
+                                               uint64_t size_bytes) {
+  const unsigned long long declared = ZSTD_getFrameContentSize(stored.data(), stored.size());
+  if (declared == ZSTD_CONTENTSIZE_ERROR) return fail("zstd: not a zstd frame");
+  if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != size_bytes) {
+    return fail(fmt::format("zstd: the frame holds {} bytes, the header says {}", declared,
+                            size_bytes));
+  }
+  std::unique_ptr<ZSTD_DStream, decltype(&ZSTD_freeDStream)> stream(ZSTD_createDStream(),
+                                                                     &ZSTD_freeDStream);
+  if (stream == nullptr) return fail("zstd: out of memory");
+  std::vector<std::byte> out;
+  ZSTD_inBuffer in{stored.data(), stored.size(), 0};
+  size_t done = 0;
+  size_t rc = 1;  // 0 once the frame is complete
+  for (;;) {
+    if (done == out.size() && out.size() < size_bytes) {
+      out.resize(static_cast<size_t>(
+          std::min<uint64_t>(size_bytes, std::max<uint64_t>(out.size() * 2, 1 << 16))));
+    }
+    ZSTD_outBuffer o{out.data(), out.size(), done};
+    const size_t read_before = in.pos;
+    rc = ZSTD_decompressStream(stream.get(), &o, &in);
+    if (ZSTD_isError(rc) != 0) return fail(fmt::format("zstd: {}", ZSTD_getErrorName(rc)));
+    const bool progressed = o.pos != done || in.pos != read_before;
+    done = o.pos;
+    // Done, or stuck: the input ends inside the frame, or it holds more than the header says.
+    if (rc == 0 || !progressed) break;
+  }
+  if (rc != 0 || done != size_bytes || in.pos != in.size) {
+    return fail(fmt::format("zstd: {} bytes decoded of a frame{}, the header says {}", done,
+                            rc != 0 ? " cut short" : "", size_bytes));
+  }
+  out.resize(done);
+  return out;
+}
+
+Result<std::vector<std::byte>> payload_of(std::span<const std::byte> stored,
+                                          const FatbinEntry& entry) {
+  switch (entry.compression) {
+    case Compression::kNone:
+      return std::vector<std::byte>(stored.begin(), stored.end());
+    case Compression::kZstd:
+      return decompress_zstd(stored, entry.uncompressed_size_bytes);
+    case Compression::kLz4:
+      return decompress_lz4_block(stored, entry.uncompressed_size_bytes);
+  }
+  return fail("unknown compression");
+}
+
+Result<std::vector<std::byte>> read_payload(ByteSource& source, const FatbinEntry& entry) {
+  const uint64_t size = entry.compression == Compression::kNone ? entry.payload_size_bytes
+                                                                : entry.uncompressed_size_bytes;
+  if (size > kMaxCubinBytes || stored_bytes(entry) > kMaxCubinBytes) {
+    return fail(fmt::format("the cubin at {:#x} says it holds {} bytes, more than a cubin does",
+                            entry.payload_offset, size));
+  }
+  auto stored = source.fetch(entry.payload_offset, stored_bytes(entry));
+  if (!stored) return tl::unexpected(stored.error());
+  auto payload = payload_of(*stored, entry);
+  if (!payload) {
+    return fail(fmt::format("the cubin at {:#x}: {}", entry.payload_offset,
+                            payload.error().message));
+  }
+  return payload;
+}
+
+bool holds_guard_text(std::span<const std::byte> cubin) {
+  if (cubin.size() < kSm120OnlyGuardText.size()) return false;  // and never memmem(nullptr)
+  return ::memmem(cubin.data(), cubin.size(), kSm120OnlyGuardText.data(),
+                  kSm120OnlyGuardText.size()) != nullptr;
+}
+
+// Finds the guard's text in bytes given piece by piece, across the pieces' seams.
+class TextFinder {
+ public:
+  void feed(std::span<const std::byte> piece) {
+    if (found_ || piece.empty()) return;
+    const size_t keep = kSm120OnlyGuardText.size() - 1;
+    // The seam: the last bytes before this piece and its first ones.
+    std::vector<std::byte> seam = tail_;
+    seam.insert(seam.end(), piece.begin(), piece.begin() + std::min(keep, piece.size()));
+    found_ = holds_guard_text(seam) || holds_guard_text(piece);
+    if (piece.size() >= keep) {
+      tail_.assign(piece.end() - static_cast<std::ptrdiff_t>(keep), piece.end());
+    } else {
+      tail_.insert(tail_.end(), piece.begin(), piece.end());
+      if (tail_.size() > keep) tail_.erase(tail_.begin(), tail_.end() - static_cast<std::ptrdiff_t>(keep));
+    }
+  }
+  bool found() const { return found_; }
+
+ private:
+  std::vector<std::byte> tail_;
+  bool found_ = false;
+};
+
+// Pieces of this size are fetched and decoded at a time: memory stays at two of them per
+// thread however large the cubin.
+constexpr uint64_t kPieceBytes = 64 << 10;
+
+Result<bool> stored_holds_guard(ByteSource& source, const FatbinEntry& entry) {
+  TextFinder finder;
+  for (uint64_t at = 0; at < entry.payload_size_bytes && !finder.found(); at += kPieceBytes) {
+    auto piece = source.fetch(entry.payload_offset + at,
+                              std::min(kPieceBytes, entry.payload_size_bytes - at));
+    if (!piece) return tl::unexpected(piece.error());
+    finder.feed(*piece);
+  }
+  return finder.found();
+}
+
+// The zstd stream decoded a piece at a time; all of it, so that a damaged stream is an error
+// whether or not the text came before the damage.
+Result<bool> zstd_holds_guard(ByteSource& source, const FatbinEntry& entry) {
+  const uint64_t stored = entry.compressed_size_bytes;
+  const uint64_t size_bytes = entry.uncompressed_size_bytes;
+  std::unique_ptr<ZSTD_DStream, decltype(&ZSTD_freeDStream)> stream(ZSTD_createDStream(),
+                                                                     &ZSTD_freeDStream);
+  if (stream == nullptr) return fail("zstd: out of memory");
+  std::vector<std::byte> out(kPieceBytes);
+  TextFinder finder;
+  uint64_t decoded = 0;
+  size_t rc = 1;  // 0 once the frame is complete
+  for (uint64_t at = 0; at < stored && rc != 0;) {
+    auto piece = source.fetch(entry.payload_offset + at, std::min(kPieceBytes, stored - at));
+    if (!piece) return tl::unexpected(piece.error());
+    ZSTD_inBuffer in{piece->data(), piece->size(), 0};
+    while (in.pos < in.size && rc != 0) {
+      ZSTD_outBuffer o{out.data(), out.size(), 0};
+      rc = ZSTD_decompressStream(stream.get(), &o, &in);
+      if (ZSTD_isError(rc) != 0) {
+        return fail(fmt::format("the cubin at {:#x}: zstd: {}", entry.payload_offset,
+                                ZSTD_getErrorName(rc)));
+      }
+      decoded += o.pos;
+      if (decoded > size_bytes) break;
+      finder.feed(std::span<const std::byte>(out).first(o.pos));
+    }
+    at += in.pos;
+    if (in.pos == 0 || decoded > size_bytes) break;
+  }
+  // The frame may end with output still held back: drained with no input.
+  while (rc != 0 && decoded <= size_bytes) {
+    ZSTD_inBuffer in{nullptr, 0, 0};
+    ZSTD_outBuffer o{out.data(), out.size(), 0};
+    rc = ZSTD_decompressStream(stream.get(), &o, &in);
+    if (ZSTD_isError(rc) != 0 || o.pos == 0) break;
+    decoded += o.pos;
+    finder.feed(std::span<const std::byte>(out).first(o.pos));
+  }
+  if (rc != 0 || decoded != size_bytes) {
+    return fail(fmt::format("the cubin at {:#x}: zstd: {} bytes decoded{}, the header says {}",
+                            entry.payload_offset, decoded, rc != 0 ? " of a frame cut short" : "",
+                            size_bytes));
+  }
+  return finder.found();
+}
+
+Result<bool> holds_guard(ByteSource& source, const FatbinEntry& entry) {
+  switch (entry.compression) {
+    case Compression::kNone:
+      return stored_holds_guard(source, entry);
+    case Compression::kZstd:
+      return zstd_holds_guard(source, entry);
+    case Compression::kLz4: {  // a raw block decodes whole; LZ4 is -compress-mode=speed's only
+      auto cubin = read_payload(source, entry);
+      if (!cubin) return tl::unexpected(cubin.error());
+      return holds_guard_text(*cubin);
+    }
+  }
+  return fail("unknown compression");
+}
+
+Result<std::vector<audit::GpuTarget>> guarded_targets(ByteSource& source,
+                                                      std::span<const FatbinEntry> entries) {
+  std::vector<audit::GpuTarget> out;
+  for (const FatbinEntry& entry : entries) {
+    if (!may_hold_sm120_only_guard(entry)) continue;
+    auto holds = holds_guard(source, entry);
+    if (!holds) return tl::unexpected(holds.error());
+    const audit::GpuTarget target = entry_target(entry);
+    if (*holds && std::find(out.begin(), out.end(), target) == out.end()) out.push_back(target);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+bool may_hold_sm120_only_guard(const FatbinEntry& entry) {
+  return entry.kind == EntryKind::kElf && entry.arch > 120 && entry.arch < 130;
+}
+
+Result<std::vector<std::byte>> entry_payload(std::span<const std::byte> image,
+                                             const FatbinEntry& entry) {
+  MemorySource source(image);
+  return read_payload(source, entry);
+}
+
+GuardScanner::GuardScanner(std::string path) : path_(std::move(path)) {}
+GuardScanner::GuardScanner(GuardScanner&&) noexcept = default;
+GuardScanner& GuardScanner::operator=(GuardScanner&&) noexcept = default;
+GuardScanner::~GuardScanner() = default;
+
+Result<std::vector<audit::GpuTarget>> GuardScanner::sm120_only_targets(
+    std::span<const FatbinEntry> entries) {
+  if (std::none_of(entries.begin(), entries.end(), may_hold_sm120_only_guard)) return {};
+  if (source_ == nullptr) {
+    auto opened = FileSource::open(path_);
+    if (!opened) return tl::unexpected(opened.error());
+    source_ = std::make_unique<FileSource>(std::move(*opened));
+  }
+  return guarded_targets(*source_, entries);
+}
+
+Result<std::vector<audit::GpuTarget>> sm120_only_targets(std::span<const std::byte> image,
+                                                         std::span<const FatbinEntry> entries) {
+  MemorySource source(image);
+  return guarded_targets(source, entries);
+}
+
+}  // namespace sparkdoc::elf
