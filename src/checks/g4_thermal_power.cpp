@@ -34,7 +34,9 @@ constexpr unsigned kDegradedClockMhz = 1000;
 constexpr uint64_t kSlowdownMask = gpu::kReasonSwThermal | gpu::kReasonHwThermal |
                                    gpu::kReasonHwSlowdown | gpu::kReasonHwPowerBrake;
 constexpr std::string_view kSparkCoolingFix =
-    "improve airflow, cap clocks (nvidia-smi -lgc 0,2100) or split the run into shorter pieces";
+    "improve airflow, cap clocks (sudo sparkdoc clean --yes --cap-clocks: 300-2200 MHz, about "
+    "32 W; as nvidia-smi -lgc 300,2200, undone by sparkdoc clean --restore) or split the run into "
+    "shorter pieces";
 constexpr std::string_view kPowerCycleFix =
     "power-cycle fully: unplug the brick from the wall and from the Spark, wait 60 s";
 
@@ -203,9 +205,11 @@ const CheckInfo& g4_thermal_power() {
           "power- or heat-capped since driver load; warns on active thermal or HW slowdown, on "
           "90 C and above, and on high utilization at an SM clock under 1000 MHz.",
       .fix =
-          "Plan for ~100 W sustained; improve airflow or cap clocks (nvidia-smi -lgc 300,2200 "
-          "after nvidia-persistenced: about 32 W and 66 C for a 1-5% decode cost; undo "
-          "nvidia-smi -rgc); "
+          "Plan for ~100 W sustained; improve airflow or cap clocks (sudo sparkdoc clean --yes "
+          "--cap-clocks, or sparkdoc run --cap-clocks for one command: 300-2200 MHz, as "
+          "nvidia-smi -lgc 300,2200 after nvidia-persistenced; about 32 W and 66 C instead of 47 W "
+          "and 72 C for a 1-5% decode cost; undone by sparkdoc clean --restore or nvidia-smi "
+          "-rgc); "
           "for a stuck low-clock state, power-cycle fully (unplug the brick from the wall, wait "
           "60 s); watch long runs with sparkdoc watch.",
       .source =

@@ -2,10 +2,12 @@
 // this machine captured now), carried out step by step when asked, and `--restore` of the
 // journal a run left.
 //
-// A run changes the machine: kernel values, swap and the desktop service through tune
-// (journaled first where a value stays changed), the fresh CUDA context through gpu. On a
-// fixture root (tests) the steps that would act on this machine anyway (systemctl, swapoff,
-// the CUDA context) are skipped with that reason; the /proc writes go under the root.
+// A run changes the machine: kernel values, swap, the desktop service and the GPU clock cap
+// through tune (journaled first where a value stays changed), the fresh CUDA context through
+// gpu. On a fixture root (tests) the steps that would act on this machine anyway (systemctl,
+// swapoff, the CUDA context, the clock cap with the system's NVML) are skipped with that reason;
+// the /proc writes go under the root, and the clock cap goes to the NVML SPARKDOC_NVML_LIBRARY
+// names (tests: the fake).
 // Threading: one call at a time per process (the journal holds a lock).
 #pragma once
 
@@ -18,6 +20,8 @@
 #include "core/fs.h"
 #include "core/result.h"
 #include "model/snapshot.h"
+#include "tune/clock_cap.h"
+#include "tune/gpu_clocks.h"
 #include "tune/journal.h"
 
 namespace sparkdoc::clean {
@@ -39,6 +43,9 @@ struct Options {
   bool stop_known = false;             // --stop-known
   bool tune_vm = false;                // --tune-vm
   bool no_gpu = false;                 // --no-gpu: neither NVML nor the CUDA driver
+  std::optional<tune::ClockCap> cap_clocks;  // --cap-clocks
+  // The GPUs' clocks; nullptr: tune::gpu_clock_control(machine.root, no_gpu).
+  tune::GpuClockControl* clocks = nullptr;
   std::optional<uint64_t> need_bytes;  // --need
   std::string need_text;               // --need as given, for the journal's command line
 };
@@ -67,9 +74,9 @@ CleanReport clean(const Options& options, const std::optional<Recorded>& recorde
 
 // Where the machine's journal is (root's or the user's). Errors: no place for one.
 Result<tune::JournalLocation> journal_location(const Machine& machine);
-// `clean --restore`: every journaled value written back and the swap areas turned on again,
-// the journal removed once all is restored (tune::restore_journal). Errors: the journal
-// cannot be opened, locked or read.
+// `clean --restore`: every journaled value written back, the swap areas turned on again and
+// the GPU clocks reset, the journal removed once all is restored (tune::restore_journal).
+// Errors: the journal cannot be opened, locked or read.
 Result<tune::RestoreReport> restore(const Machine& machine, const tune::JournalLocation& location);
 
 }  // namespace sparkdoc::clean

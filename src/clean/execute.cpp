@@ -1,27 +1,24 @@
-// clean/clean.h: the steps carried out. Kernel values, swap and the desktop service go
-// through tune (journaled where a value stays changed), the fresh CUDA context through gpu.
-// The CUDA step lives here rather than in tune so that tune stays a sys-only library.
+// clean/execute.h: the steps carried out in order. Kernel values, swap, the desktop service
+// and the clock cap go through tune (journaled where a value stays changed); the steps on the
+// GPU are execute_gpu.cpp's.
+#include "clean/execute.h"
+
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <chrono>
-#include <cstdlib>
 #include <optional>
 
-#include "capture/capture.h"
-#include "clean/clean.h"
 #include "core/strings.h"
 #include "core/time.h"
 #include "core/units.h"
 #include "facts/memory.h"
 #include "facts/platform.h"
-#include "gpu/context.h"
 #include "gpu/probe.h"
 #include "mem/account.h"
 #include "sys/meminfo.h"
 #include "sys/swaps.h"
 #include "tune/journal.h"
-#include "tune/services.h"
 #include "tune/swap.h"
 #include "tune/tunables.h"
 
@@ -29,15 +26,6 @@ namespace sparkdoc::clean {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// What systemctl may take to stop a unit before it is given up on.
-constexpr auto kStopTimeout = std::chrono::seconds(30);
-constexpr const char* kDefaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
-
-std::string env_or(const char* name, std::string fallback = "") {
-  const char* v = std::getenv(name);
-  return v == nullptr ? fallback : std::string(v);
-}
 
 double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -48,6 +36,9 @@ std::string command_text(const Options& o) {
   std::string out = "clean --yes";
   if (o.stop_known) out += " --stop-known";
   if (o.tune_vm) out += " --tune-vm";
+  if (o.cap_clocks) {
+    out += fmt::format(" --cap-clocks={},{}", o.cap_clocks->min_mhz, o.cap_clocks->max_mhz);
+  }
   if (!o.need_text.empty()) out += " --need " + o.need_text;
   return out;
 }
@@ -98,8 +89,11 @@ class Runner {
       case StepId::kSwapReset:
         reset_swap(step);
         break;
+      case StepId::kClockCap:
+        cap_clocks(step);
+        break;
       case StepId::kCudaContext:
-        fresh_context(step);
+        run_fresh_context(step, options_, observer_);
         break;
       case StepId::kMeasure:
         measure(step);
@@ -144,56 +138,7 @@ class Runner {
   }
 
   void stop_known(Step& step) {
-    if (!root_.live()) {
-      mark_skipped(step, "not on a fixture root: systemctl would act on this machine");
-      return;
-    }
-    std::vector<std::string> failures;
-    std::vector<std::string> stopped;
-    for (const auto& k : mem_.stoppable) {
-      auto owner = tune::process_owner(root_, k.pid);
-      if (!owner) {
-        step.lines.push_back(fmt::format("{} (pid {}): {}", k.kind, k.pid, owner.error().message));
-        continue;
-      }
-      auto name = tune::user_name(*owner);
-      auto argv = tune::stop_unit_argv(tune::kRemoteDesktopUnit, *owner,
-                                       name ? *name : std::to_string(*owner), euid_);
-      step.command = argv;
-      auto program = tune::find_program(argv.front(), options_.machine.path);
-      if (!program) {
-        failures.push_back(program.error().message);
-        continue;
-      }
-      argv.front() = *program;
-      progress(fmt::format("stopping {} (pid {})", k.kind, k.pid));
-      auto ran = tune::run_program(argv, kStopTimeout);
-      if (!ran) {
-        failures.push_back(ran.error().message);
-      } else if (ran->timed_out) {
-        failures.push_back(fmt::format("{} did not finish in {} s", join(step.command, " "),
-                                       kStopTimeout.count()));
-      } else if (ran->exit_status != 0) {
-        failures.push_back(fmt::format("{} exited {}: {}", join(step.command, " "),
-                                       ran->exit_status, std::string(trim(ran->output))));
-      } else {
-        stopped.push_back(fmt::format("{} (pid {})", k.kind, k.pid));
-        std::vector<std::string> start = step.command;
-        for (auto& word : start) {
-          if (word == "stop") word = "start";
-        }
-        restart_hint_ = "gnome-remote-desktop was stopped; start it again after the load with `" +
-                        join(start, " ") + "`";
-      }
-    }
-    if (!failures.empty()) {
-      mark_failed(step, join(failures, "; "));
-    } else if (stopped.empty()) {
-      mark_skipped(step, "nothing to stop: the process is gone");
-    } else {
-      step.state = StepState::kDone;
-      step.detail = "stopped " + join(stopped, ", ");
-    }
+    if (auto hint = run_stop_known(step, options_, mem_, observer_)) restart_hint_ = *hint;
   }
 
   void drop_caches(Step& step) {
@@ -283,31 +228,14 @@ class Runner {
         fmt::format("{} swap area(s) off and on again; swap is free for the load", result.size());
   }
 
-  void fresh_context(Step& step) {
-    if (!root_.live()) {
-      mark_skipped(step, "not on a fixture root");
+  void cap_clocks(Step& step) {
+    if (options_.clocks == nullptr) {  // clean() sets it whenever --cap-clocks is given
+      mark_failed(step, "internal error: no GPU clock control");
       return;
     }
-    if (options_.no_gpu) {
-      mark_skipped(step, "--no-gpu");
-      return;
-    }
-    const auto& cuda = gpu::Cuda::instance();
-    if (!cuda) {
-      mark_failed(step, cuda.error().message);
-      return;
-    }
-    progress("creating a fresh CUDA context");
-    auto m = gpu::fresh_context_mem_info(*cuda, 0);
-    if (!m) {
-      mark_failed(step, m.error().message);
-      return;
-    }
-    step.state = StepState::kDone;
-    step.detail = fmt::format(
-        "context created and released; cuMemGetInfo said {} free of {} (the seed's figure; on "
-        "unified memory it leaves out swap and reclaimable cache)",
-        format_gb(m->free_bytes), format_gb(m->total_bytes));
+    tune::JournalWriter* j = journal(step);
+    if (j == nullptr) return;
+    lasting_change_ = run_clock_cap(step, *j, *options_.clocks, observer_) || lasting_change_;
   }
 
   // A copy of the snapshot with the memory readings taken again.
@@ -389,61 +317,10 @@ class Runner {
 
 }  // namespace
 
-Machine this_machine(Root root) {
-  Machine m;
-  m.root = std::move(root);
-  m.euid = static_cast<unsigned>(::geteuid());
-  m.xdg_state_home = env_or("XDG_STATE_HOME");
-  m.home = env_or("HOME");
-  m.path = env_or("PATH", kDefaultPath);
-  return m;
-}
-
-Result<tune::JournalLocation> journal_location(const Machine& machine) {
-  return tune::journal_location(machine.root, machine.euid, machine.xdg_state_home, machine.home);
-}
-
-Result<tune::RestoreReport> restore(const Machine& machine, const tune::JournalLocation& location) {
-  tune::KernelSwap swap(machine.root);
-  return tune::restore_journal(location, machine.root, machine.euid, swap);
-}
-
-CleanReport clean(const Options& options, const std::optional<Recorded>& recorded,
-                  Observer* observer) {
-  const Machine& machine = options.machine;
-  Snapshot snapshot;
-  std::string source = "live";
-  CleanRequest request;
-  request.execute = options.execute;
-  request.stop_known = options.stop_known;
-  request.tune_vm = options.tune_vm;
-  request.need_bytes = options.need_bytes;
-  if (recorded) {
-    snapshot = recorded->snapshot;
-    source = recorded->label;
-  } else {
-    CaptureOptions capture_options;
-    capture_options.root = machine.root;
-    capture_options.config_dir = "";
-    capture_options.audit_native = false;  // memory and GPU holders only
-    capture_options.read_gpu = !options.no_gpu;
-    capture_options.cuda_devices_always = false;
-    snapshot = capture(capture_options);
-    if (!machine.root.live()) source = "fixture root " + machine.root.prefix();
-    if (auto areas = sys::read_swaps(machine.root)) request.swap_areas = std::move(*areas);
-    if (auto earlier = tune::existing_journal(machine.root, machine.euid, machine.xdg_state_home,
-                                              machine.home)) {
-      request.earlier_journal = earlier->path;
-    }
-  }
-  facts::Platform platform = facts::classify_platform(snapshot);
-  mem::MemReport mem = mem::account(snapshot, platform, source);
-  CleanReport report = plan_clean(snapshot, mem, request);
-  if (options.execute && !recorded) {
-    Runner runner(options, observer, snapshot, mem, report);
-    runner.run();
-  }
-  return report;
+void carry_out_plan(const Options& options, Observer* observer, const Snapshot& snapshot,
+                    const mem::MemReport& mem, CleanReport& report) {
+  Runner runner(options, observer, snapshot, mem, report);
+  runner.run();
 }
 
 }  // namespace sparkdoc::clean

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "clean/clock_step.h"
 #include "core/strings.h"
 #include "core/units.h"
 #include "facts/memory.h"
@@ -294,6 +295,8 @@ std::string_view step_key(StepId id) {
       return "drop_caches_again";
     case StepId::kVerdict:
       return "verdict";
+    case StepId::kClockCap:
+      return "clock_cap";
   }
   return "unknown";
 }
@@ -384,6 +387,7 @@ CleanReport plan_clean(const Snapshot& snapshot, const MemReport& mem, const Cle
   r.steps.push_back(stale_step(mem));
   r.steps.push_back(drop_step(StepId::kDropCaches, mem));
   r.steps.push_back(vm_step(snapshot, req));
+  r.steps.push_back(clock_cap_step(mem.platform, req));
   r.steps.push_back(swap_step(mem, req));
   r.steps.push_back(cuda_step(mem));
   Step measure = make(StepId::kMeasure, "measure", StepState::kWould,

@@ -8,6 +8,7 @@
 //   stale_holders    holders of /dev/nvidia* NVML does not list; orphan estimate    report
 //   drop_caches      sync, then drop_caches = 3                                      action
 //   vm_tuning        min_free_kbytes 1048576, vfs_cache_pressure 500 (--tune-vm)    journaled
+//   clock_cap        GPU clocks locked to 300-2200 MHz (--cap-clocks; field 2026)   journaled
 //   swap_reset       swapoff + swapon of every active area, when it fits in RAM     journaled
 //   cuda_context     a fresh CUDA context, so the driver reclaims orphaned memory   action
 //   measure          /proc/meminfo again: page cache and available before -> after  report
@@ -22,11 +23,13 @@
 #include <string_view>
 #include <vector>
 
+#include "core/reading.h"
 #include "facts/memory.h"
 #include "facts/platform.h"
 #include "mem/account.h"
 #include "model/snapshot.h"
 #include "model/sys.h"
+#include "tune/clock_cap.h"
 
 namespace sparkdoc::clean {
 
@@ -41,6 +44,7 @@ enum class StepId {
   kMeasure,
   kDropCachesAgain,
   kVerdict,
+  kClockCap,
 };
 std::string_view step_key(StepId id);  // "holders", "stop_known", ...
 
@@ -62,6 +66,14 @@ struct ValueEdit {
   bool operator==(const ValueEdit&) const = default;
 };
 
+// One GPU's clocks a step locks: "GPU-3c1f... (NVIDIA GB10) 300-2200 MHz".
+struct ClockLock {
+  tune::ClockGpu gpu;
+  tune::ClockCap cap;
+  bool journaled = false;  // recorded in the journal, then locked
+  bool operator==(const ClockLock&) const = default;
+};
+
 struct Step {
   StepId id = StepId::kHolders;
   std::string title;
@@ -69,6 +81,7 @@ struct Step {
   std::string detail;              // one line (wrapped when printed)
   std::vector<std::string> lines;  // further facts, one per process or area
   std::vector<ValueEdit> edits;
+  std::vector<ClockLock> clock_locks;  // clock_cap: the GPUs it locks
   std::vector<std::string> command;  // a program run by the step (stop_known), argv
   double duration_ms = 0;            // when carried out
   bool operator==(const Step&) const = default;
@@ -116,7 +129,14 @@ struct CleanRequest {
   std::optional<std::vector<sys::SwapArea>> swap_areas;
   // The journal an earlier run left unrestored, when there is one (a run appends to it).
   std::optional<std::string> earlier_journal;
+  // --cap-clocks, and the GPUs NVML can lock (tune/gpu_clocks.h) or why none; a recorded
+  // snapshot's from its NVML devices (clock_gpus_of).
+  std::optional<tune::ClockCap> cap_clocks;
+  Reading<std::vector<tune::ClockGpu>> clock_gpus;
 };
+
+// The GPUs of a recorded snapshot as clock_cap plans for them: each NVML device with a UUID.
+Reading<std::vector<tune::ClockGpu>> clock_gpus_of(const Snapshot& snapshot);
 
 struct CleanReport {
   std::string source;

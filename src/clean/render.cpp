@@ -94,17 +94,25 @@ std::string render_clean_footer(const CleanReport& r) {
   if (r.dry_run) {
     out += wrap_text(
                "Dry run: nothing was changed. `sparkdoc clean --yes` carries out the steps "
-               "marked \"would\" (root needed; add --stop-known and --tune-vm for those "
-               "steps).",
+               "marked \"would\" (root needed; add --stop-known, --tune-vm and --cap-clocks "
+               "for those steps).",
                kWidth, 0) +
            "\n";
   }
   if (r.journal) {
-    out += wrap_text(fmt::format("Changed values are journaled in {}: run `sparkdoc clean "
-                                 "--restore` after the model has loaded.",
-                                 *r.journal),
-                     kWidth, 0) +
-           "\n";
+    const Step* cap = r.find(StepId::kClockCap);
+    bool capped = cap != nullptr && cap->state == StepState::kDone;
+    out +=
+        wrap_text(capped ? fmt::format("Changed values and the GPU clock cap are journaled in {}: "
+                                       "run `sparkdoc clean --restore` after training (it resets "
+                                       "the clocks too; `sparkdoc run --cap-clocks` caps for one "
+                                       "command and resets at its end).",
+                                       *r.journal)
+                         : fmt::format("Changed values are journaled in {}: run `sparkdoc clean "
+                                       "--restore` after the model has loaded.",
+                                       *r.journal),
+                  kWidth, 0) +
+        "\n";
   }
   for (const auto& n : r.notes) out += wrap_text(n, kWidth, 2) + "\n";
   return out;
@@ -133,6 +141,15 @@ json render_clean_json(const CleanReport& r) {
                        {"new", e.new_value},
                        {"journaled", e.journaled}});
     }
+    json clock_locks = json::array();
+    for (const auto& l : s.clock_locks) {
+      clock_locks.push_back({{"uuid", l.gpu.uuid},
+                             {"name", l.gpu.name},
+                             {"min_mhz", l.cap.min_mhz},
+                             {"max_mhz", l.cap.max_mhz},
+                             {"gpu_max_mhz", l.gpu.max_mhz ? json(*l.gpu.max_mhz) : json(nullptr)},
+                             {"journaled", l.journaled}});
+    }
     steps.push_back({{"n", i + 1},
                      {"step", std::string(step_key(s.id))},
                      {"title", s.title},
@@ -141,7 +158,8 @@ json render_clean_json(const CleanReport& r) {
                      {"lines", s.lines},
                      {"changes", edits},
                      {"command", s.command},
-                     {"duration_ms", s.duration_ms}});
+                     {"duration_ms", s.duration_ms},
+                     {"clock_locks", clock_locks}});
   }
   j["steps"] = steps;
   j["before"] = figures_json(r.before);
@@ -178,10 +196,16 @@ json render_restore_json(const tune::RestoreReport& report) {
                      {"restored", s.restored},
                      {"error", s.error}});
   }
+  json clocks = json::array();
+  for (const auto& c : report.gpu_clocks) {
+    clocks.push_back(
+        {{"uuid", c.uuid}, {"name", c.name}, {"restored", c.restored}, {"error", c.error}});
+  }
   return {{"journal", report.location.path},
           {"found", report.found},
           {"values", values},
           {"swaps", swaps},
+          {"gpu_clocks", clocks},
           {"problems", report.problems},
           {"truncated_bytes", report.truncated_bytes},
           {"removed", report.removed},
@@ -210,6 +234,12 @@ std::string render_restore_text(const tune::RestoreReport& report) {
     } else {
       out += fmt::format("  swap {} NOT turned on: {}\n", s.path, s.error);
     }
+  }
+  for (const auto& c : report.gpu_clocks) {
+    std::string name = c.name.empty() ? std::string() : " (" + c.name + ")";
+    out += c.restored
+               ? fmt::format("  reset the clocks of {}{} to the driver's default\n", c.uuid, name)
+               : fmt::format("  NOT reset the clocks of {}{}: {}\n", c.uuid, name, c.error);
   }
   if (report.truncated_bytes > 0) {
     out += fmt::format(

@@ -9,6 +9,7 @@
 
 #include "clean/clean.h"
 #include "clean/render.h"
+#include "cli/cap_clocks_option.h"
 #include "cli/commands.h"
 #include "cli/root_option.h"
 #include "cli/snapshot_file.h"
@@ -26,6 +27,7 @@ struct CleanFlags {
   bool restore = false;
   bool json = false;
   bool no_gpu = false;
+  CapClocksOption cap_clocks;
   std::string snapshot_file;
   std::string root;  // hidden: a fixture tree instead of the machine
 };
@@ -71,8 +73,18 @@ int run_restore(const CleanFlags& flags, const clean::Machine& machine) {
 int run_clean(const CleanFlags& flags) {
   clean::Options options;
   options.machine = clean::this_machine(flags.root.empty() ? Root() : Root(flags.root));
-  if (flags.restore && (flags.yes || !flags.snapshot_file.empty())) {
-    std::cerr << "sparkdoc clean: --restore stands alone (no --yes, no --snapshot)\n";
+  auto cap = cap_clocks_of(flags.cap_clocks);
+  if (flags.restore && (flags.yes || !flags.snapshot_file.empty() || cap)) {
+    std::cerr << "sparkdoc clean: --restore stands alone (no --yes, no --snapshot, no "
+                 "--cap-clocks)\n";
+    return kExitUsage;
+  }
+  if (cap && !*cap) {
+    std::cerr << "sparkdoc clean: " << cap->error().message << "\n";
+    return kExitUsage;
+  }
+  if (cap && flags.no_gpu) {
+    std::cerr << "sparkdoc clean: --cap-clocks needs NVML, which --no-gpu leaves out\n";
     return kExitUsage;
   }
   if (flags.yes && !flags.snapshot_file.empty()) {
@@ -111,6 +123,7 @@ int run_clean(const CleanFlags& flags) {
   options.stop_known = flags.stop_known;
   options.tune_vm = flags.tune_vm;
   options.no_gpu = flags.no_gpu;
+  if (cap) options.cap_clocks = **cap;
 
   Printer printer;
   clean::CleanReport report = clean::clean(options, recorded, flags.json ? nullptr : &printer);
@@ -136,9 +149,12 @@ std::function<int()> add_clean_command(CLI::App& app) {
       "/dev/nvidia*, sync and drop caches, tune vm for the load window (--tune-vm), reset swap, "
       "start a fresh CUDA context so the driver reclaims orphaned memory, measure, drop caches "
       "again, and judge the headroom against --need (70 GB on a DGX Spark by default). Changed "
-      "values are journaled first; --restore puts them back. Exit 0 done (or dry run), 1 a step "
-      "failed or not enough memory, 2 usage error or not root with --yes/--restore (then "
-      "nothing is changed).");
+      "values are journaled first; --restore puts them back. With --cap-clocks it also locks the "
+      "GPU clocks for the training run (300-2200 MHz: the DGX Spark's fix for its power-off "
+      "under load), journaled, until --restore. Exit 0 done (or dry run), 1 a step failed or not "
+      "enough memory, 2 usage error or not root with --yes/--restore (then nothing is "
+      "changed).\n"
+      "Example: sudo sparkdoc clean --yes --tune-vm --cap-clocks");
   cmd->add_flag("--yes", flags->yes, "Carry the steps out (root needed); without it, a dry run");
   cmd->add_option("--need", flags->need,
                   "Memory the run needs, e.g. 70GB or 64GiB (default 70GB on a DGX Spark, none "
@@ -150,9 +166,12 @@ std::function<int()> add_clean_command(CLI::App& app) {
   cmd->add_flag("--tune-vm", flags->tune_vm,
                 "Set min_free_kbytes=1048576 and vfs_cache_pressure=500 for the load window "
                 "(journaled; --restore puts them back)");
+  add_cap_clocks_option(*cmd, flags->cap_clocks,
+                        "for the training run that follows, until `sparkdoc clean --restore` "
+                        "resets them as `nvidia-smi -rgc` does");
   cmd->add_flag("--restore", flags->restore,
-                "Write back every value an earlier run journaled, then remove the journal (root "
-                "needed)");
+                "Write back every value an earlier run journaled, reset the GPU clocks it "
+                "locked, then remove the journal (root needed)");
   cmd->add_flag("--json", flags->json, "Write the plan or the run as JSON to stdout");
   cmd->add_option("--snapshot", flags->snapshot_file,
                   "Show the plan for a snapshot recorded with `sparkdoc snapshot -o FILE` (dry "

@@ -9,6 +9,7 @@
 #include <iostream>
 #include <memory>
 
+#include "cli/cap_clocks_option.h"
 #include "cli/capture_flags.h"
 #include "cli/commands.h"
 #include "cli/run_steps.h"
@@ -32,6 +33,7 @@ struct RunFlags {
   bool distributed = false;
   bool json = false;
   bool tune_vm = false;
+  CapClocksOption cap_clocks;
   bool no_ionice = false;
   bool no_watch = false;
   std::string oom_score_adj = std::to_string(run::kDefaultOomScoreAdj);
@@ -107,9 +109,16 @@ int run_run(const RunFlags& flags, const CLI::App* app) {
     o.drop_every_s = *every;
     o.drop_for_s = *limit;
   }
-  if (flags.tune_vm || o.drop_every_s) {
+  if (auto cap = cap_clocks_of(flags.cap_clocks)) {
+    if (!*cap) {
+      std::cerr << "sparkdoc run: " << cap->error().message << "\n";
+      return kExitUsage;
+    }
+    o.cap_clocks = **cap;
+  }
+  if (flags.tune_vm || o.drop_every_s || o.cap_clocks) {
     if (auto problem = tune::privilege_problem(o.euid)) {
-      std::cerr << "sparkdoc run: --tune-vm and --drop-cache-every: " << *problem
+      std::cerr << "sparkdoc run: --tune-vm, --cap-clocks and --drop-cache-every: " << *problem
                 << ". Run it with sudo, or without them. Nothing was started.\n";
       return kExitUsage;
     }
@@ -121,6 +130,10 @@ int run_run(const RunFlags& flags, const CLI::App* app) {
   }
   std::string command_text = "run";
   if (flags.tune_vm) command_text += " --tune-vm";
+  if (o.cap_clocks) {
+    command_text += " --cap-clocks=" + std::to_string(o.cap_clocks->min_mhz) + "," +
+                    std::to_string(o.cap_clocks->max_mhz);
+  }
   if (o.drop_every_s) command_text += " --drop-cache-every " + flags.drop_every;
   o.command_text = command_text + " -- " + join(flags.command, " ");
 
@@ -160,11 +173,13 @@ std::function<int()> add_run_command(CLI::App& app) {
       "ACCELERATE_USE_DEEPSPEED=0; PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True,"
       "max_split_size_mb:512 and TOKENIZERS_PARALLELISM=false unless you set them), I/O priority "
       "best-effort 7 and OOM score 300 (000 §6), `sparkdoc watch` beside it, signals forwarded, "
-      "optional page-cache drops during the load (000 §7) and vm tuning, journaled and restored "
-      "on every way out. Ends with a summary; the logs stay in --log-dir for `sparkdoc report`. "
+      "optional page-cache drops during the load (000 §7), vm tuning and a GPU clock cap (the DGX "
+      "Spark's fix for its power-off under load), journaled and restored on every way out. Ends "
+      "with a summary; the logs stay in --log-dir for `sparkdoc report`. "
       "Exits with the command's status (128+N when signal N killed it); before the command "
       "starts: 1 blocked (preflight FAIL, tuning refused), 2 usage.\n"
-      "Example: sudo sparkdoc run --drop-cache-every 20s --tune-vm -- python train.py");
+      "Example: sudo sparkdoc run --drop-cache-every 20s --tune-vm --cap-clocks -- python "
+      "train.py");
   cmd->add_option("command", flags->command, "The command and its arguments, after --")
       ->type_name("CMD ARGS...");
   cmd->add_flag("--force", flags->force, "Run even when the preflight has a FAIL");
@@ -185,6 +200,9 @@ std::function<int()> add_run_command(CLI::App& app) {
   cmd->add_flag("--tune-vm", flags->tune_vm,
                 "Set min_free_kbytes=1048576 and vfs_cache_pressure=500 for the run (root; "
                 "journaled, restored at the end)");
+  add_cap_clocks_option(*cmd, flags->cap_clocks,
+                        "while the command runs, and reset them (or put back the cap `sparkdoc "
+                        "clean --cap-clocks` set) when it ends");
   cmd->add_option("--oom-score-adj", flags->oom_score_adj,
                   "OOM score adjustment of the command, -1000..1000, or keep")
       ->type_name("N")

@@ -76,7 +76,11 @@ namespace sparkdoc::gpu {
     "nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2")          \
   X(kOptional, nvml::nvmlReturn_t, device_get_graphics_running_processes,                          \
     (nvml::nvmlDevice_t, unsigned*, nvml::nvmlProcessInfo_t*),                                     \
-    "nvmlDeviceGetGraphicsRunningProcesses_v3", "nvmlDeviceGetGraphicsRunningProcesses_v2")
+    "nvmlDeviceGetGraphicsRunningProcesses_v3", "nvmlDeviceGetGraphicsRunningProcesses_v2")        \
+  X(kOptional, nvml::nvmlReturn_t, device_set_gpu_locked_clocks,                                   \
+    (nvml::nvmlDevice_t, unsigned, unsigned), "nvmlDeviceSetGpuLockedClocks")                      \
+  X(kOptional, nvml::nvmlReturn_t, device_reset_gpu_locked_clocks, (nvml::nvmlDevice_t),           \
+    "nvmlDeviceResetGpuLockedClocks")
 
 struct NvmlEntryPoints {
 #define SPARKDOC_NVML_MEMBER(need, ret, member, params, ...) Symbol<ret params> member;

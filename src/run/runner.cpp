@@ -17,18 +17,15 @@
 #include <thread>
 
 #include "core/strings.h"
-#include "core/time.h"
 #include "core/units.h"
 #include "core/version.h"
 #include "facts/run_summary.h"
 #include "run/load_window.h"
 #include "run/log_folder.h"
+#include "run/tuning.h"
 #include "runlog/reader.h"
 #include "runlog/writer.h"
-#include "sys/proc_stat.h"
-#include "tune/journal.h"
-#include "tune/ownership.h"
-#include "tune/swap.h"
+#include "tune/clock_cap.h"
 #include "tune/tunables.h"
 
 namespace sparkdoc::run {
@@ -84,92 +81,6 @@ class RunLogFile {
  private:
   Fd fd_;
   std::mutex mu_;
-};
-
-// Values changed for the load window, journaled first; restore() puts them back (also from the
-// destructor, for the error paths).
-class Tuning {
- public:
-  explicit Tuning(const RunOptions& o) : o_(o) {}
-  ~Tuning() { restore(); }
-  Tuning(const Tuning&) = delete;
-  Tuning& operator=(const Tuning&) = delete;
-
-  // 000 §6: min_free_kbytes=1048576 and vfs_cache_pressure=500 for the load window.
-  Result<std::vector<runlog::TunedValue>> set_vm_for_load() {
-    auto loc = tune::journal_location(o_.root, o_.euid, o_.xdg_state_home, o_.home);
-    if (!loc) return fail("no journal, so nothing changed: " + loc.error().message);
-    tune::JournalSession session;
-    session.pid = ::getpid();
-    session.started_at = format_iso8601_utc(wall_now());
-    session.command = o_.command_text;
-    auto opened = tune::JournalWriter::open(*loc, o_.euid, session);
-    if (!opened) return fail("no journal, so nothing changed: " + opened.error().message);
-    journal_.emplace(std::move(*opened));
-    std::vector<runlog::TunedValue> tuned;
-    for (auto [tunable, value] :
-         {std::pair{tune::Tunable::kMinFreeKbytes, tune::kLoadMinFreeKbytes},
-          std::pair{tune::Tunable::kVfsCachePressure, tune::kLoadVfsCachePressure}}) {
-      auto changed = tune::set_tunable(*journal_, o_.root, tunable, value);
-      if (!changed) return tl::unexpected(changed.error());
-      if (changed->changed) {
-        tuned.push_back({changed->path, std::to_string(changed->old_value),
-                         std::to_string(changed->new_value)});
-        tuned_ = tuned;
-      }
-    }
-    return tuned;
-  }
-
-  // Journals the command started with the values in place, so that a start after a SIGKILL of
-  // this sparkdoc leaves them while the command still runs. Nothing to do without tuning.
-  Result<void> note_command(pid_t pid, std::string_view name) {
-    if (!journal_ || pid <= 0) return {};
-    auto stat = sys::read_proc_stat(Root(), pid);
-    if (!stat) return tl::unexpected(stat.error());
-    return journal_->record_command(pid, stat->start_ticks, name);
-  }
-
-  std::vector<runlog::RestoredItem> restore() {
-    std::vector<runlog::RestoredItem> out;
-    if (!journal_) return out;
-    tune::JournalLocation loc = journal_->location();
-    bool own_journal = journal_->created();
-    if (!own_journal) {
-      // The journal was there before (`sparkdoc clean --tune-vm`): this run's values go back
-      // to what it found, and the journal stays for `sparkdoc clean --restore`.
-      for (const auto& t : tuned_) {
-        const tune::TunableInfo* info = tune::find_tunable(t.path);
-        auto value = parse_i64(t.old_value);
-        auto written = info != nullptr && value
-                           ? tune::write_tunable(o_.root, info->id, *value)
-                           : Result<void>(fail("not a value sparkdoc changes"));
-        out.push_back({t.path, t.old_value, written.has_value(),
-                       written ? "" : written.error().message});
-      }
-      journal_.reset();
-      return out;
-    }
-    // The writer's lock must go before the restore takes its own.
-    journal_.reset();
-    tune::KernelSwap swap(o_.root);
-    auto report = tune::restore_journal(loc, o_.root, o_.euid, swap);
-    if (!report) {
-      out.push_back({loc.path, "", false, report.error().message});
-      return out;
-    }
-    for (const auto& v : report->values) out.push_back({v.path, v.original, v.restored, v.error});
-    for (const auto& s : report->swaps) {
-      out.push_back({s.path, "swap on", s.restored, s.error});
-    }
-    for (const auto& p : report->problems) out.push_back({loc.path, "", false, p});
-    return out;
-  }
-
- private:
-  const RunOptions& o_;
-  std::optional<tune::JournalWriter> journal_;
-  std::vector<runlog::TunedValue> tuned_;
 };
 
 // 000 §7's dropper thread, from outside the process: sync and drop_caches=3 every N seconds
@@ -294,85 +205,6 @@ std::string command_name(const std::string& argv0) {
 
 }  // namespace
 
-LeftoverJournal restore_leftover_journal(const Root& root, unsigned euid,
-                                         std::string_view xdg_state_home, std::string_view home) {
-  LeftoverJournal out;
-  auto found = tune::existing_journal(root, euid, xdg_state_home, home);
-  if (!found) return out;
-  out.found = true;
-  std::string who = "an earlier sparkdoc";
-  tune::JournalOwnership owner;
-  if (auto text = read_text(found->path, tune::kJournalMaxBytes)) {
-    if (auto parsed = tune::parse_journal(*text); parsed && !parsed->sessions.empty()) {
-      owner = tune::journal_ownership(*parsed);
-      who = fmt::format("an earlier sparkdoc (pid {}, `{}`, started {})", owner.session.pid,
-                        owner.session.command, owner.session.started_at);
-    }
-  }
-  const tune::JournalSession& session = owner.session;
-  switch (owner.holder) {
-    case tune::JournalHolder::kClean:
-      // `sparkdoc clean --yes --tune-vm` leaves its values changed on purpose, for the load
-      // that follows: they are not a killed run's leftovers.
-      out.lines.push_back(fmt::format(
-          "sparkdoc run: values changed by `sparkdoc {}` (pid {}, started {}; journal {}) stay "
-          "changed for this run, as it meant; `sparkdoc clean --restore` puts them back",
-          session.command, session.pid, session.started_at, found->machine_path));
-      return out;
-    case tune::JournalHolder::kWriterRunning:
-      out.lines.push_back(fmt::format(
-          "sparkdoc run: journal {} belongs to sparkdoc pid {}, which is still running; its "
-          "values stay until it ends",
-          found->machine_path, session.pid));
-      return out;
-    case tune::JournalHolder::kCommandRunning:
-      // A killed run's command runs on in its own process group; the values were set for it.
-      out.lines.push_back(fmt::format(
-          "sparkdoc run: {} was killed, but the command it started ({}, pid {}) still runs: the "
-          "values it changed stay for that command (journal {}). The next `sparkdoc run` after "
-          "it ends restores them, or `sudo sparkdoc clean --restore` now",
-          who, session.command_name, session.command_pid, found->machine_path));
-      return out;
-    case tune::JournalHolder::kNobody:
-      break;
-  }
-  if (auto problem = tune::privilege_problem(euid)) {
-    out.lines.push_back(fmt::format(
-        "sparkdoc run: {} changed kernel values and did not restore them (journal {}); {}: run "
-        "`sudo sparkdoc clean --restore`, or `sudo sparkdoc run ...`, which restores them first",
-        who, found->machine_path, *problem));
-    return out;
-  }
-  tune::KernelSwap swap(root);
-  auto report = tune::restore_journal(*found, root, euid, swap);
-  if (!report) {
-    out.lines.push_back(fmt::format("sparkdoc run: journal {} left by {} was not restored: {}",
-                                    found->path, who, report.error().message));
-    return out;
-  }
-  out.lines.push_back(fmt::format(
-      "sparkdoc run: {} ended without restoring what it changed: it was killed before its exit "
-      "path ran (SIGKILL, the OOM killer, a power loss). Restoring from its journal {}:",
-      who, found->path));
-  for (const auto& v : report->values) {
-    out.lines.push_back(v.restored ? fmt::format("  restored {} {} -> {}", v.path,
-                                                 v.before.value_or("?"), v.original)
-                                   : fmt::format("  NOT restored {}: {}", v.path, v.error));
-  }
-  for (const auto& s : report->swaps) {
-    out.lines.push_back(s.was_on     ? fmt::format("  swap {} is on", s.path)
-                        : s.restored ? fmt::format("  swap {} turned on again", s.path)
-                                     : fmt::format("  swap {} NOT turned on: {}", s.path, s.error));
-  }
-  for (const auto& p : report->problems) out.lines.push_back("  problem: " + p);
-  out.restored = report->complete();
-  out.lines.push_back(report->removed ? std::string("  every value restored; journal removed")
-                                      : fmt::format("  journal kept at {}; see `sparkdoc clean "
-                                                    "--restore`",
-                                                    found->path));
-  return out;
-}
-
 Result<RunOutcome> supervise(const RunOptions& o, SignalGate& gate, std::ostream& say) {
   RunOutcome outcome;
   auto folder = make_log_folder(o.log_dir, o.euid);
@@ -400,6 +232,20 @@ Result<RunOutcome> supervise(const RunOptions& o, SignalGate& gate, std::ostream
       say << fmt::format("sparkdoc run: {} {} -> {} (journaled; restored when the run ends)\n",
                          t.path, t.old_value, t.new_value);
     }
+  }
+  if (o.cap_clocks) {
+    auto capped = tuning.cap_clocks(*o.cap_clocks);
+    if (!capped) return fail("clock cap: " + capped.error().message);
+    for (const auto& t : *capped) {
+      say << fmt::format(
+          "sparkdoc run: clocks of {} {} -> {} (journaled; put back when the run ends)\n", t.path,
+          t.old_value, t.new_value);
+    }
+    if (capped->empty()) {
+      say << "sparkdoc run: the GPU clocks are already capped to "
+          << tune::clock_cap_text(*o.cap_clocks) << " by `sparkdoc clean`; nothing changed\n";
+    }
+    start.tuned.insert(start.tuned.end(), capped->begin(), capped->end());
   }
 
   Sidecar sidecar;

@@ -1,15 +1,16 @@
 // `sparkdoc run`: start a training command with the recipes' launch rules and see it to its end.
 //
-// In order: the page-cache dropper and the vm tuning need root and are refused up front
-// otherwise; vm values are journaled (tune) before they change; the watch sidecar
+// In order: the page-cache dropper, the vm tuning and the clock cap need root and are refused
+// up front otherwise; vm values and the clock cap are journaled (tune) before they change
+// (run/tuning.h); the watch sidecar
 // (`sparkdoc watch --log DIR/watch.jsonl --interval S --quiet`) starts; the command starts
 // (process.h) with the planned environment (environment.h), its I/O priority and OOM score; a
 // "run_start" line goes to DIR/run.jsonl; during the load window the page cache is dropped every
 // N seconds (load_window.h); signals sparkdoc receives are forwarded to the command's process
 // group; when the command ends the dropper and the sidecar stop, every journaled value is
-// written back, and a "run_end" line closes the run log. The values are restored on every way
-// out that runs code (normal end, a signal that ends the command, an error after the tuning);
-// a SIGKILL of sparkdoc leaves the journal, which the next `sparkdoc run` restores first
+// written back (the clocks reset), and a "run_end" line closes the run log. The values are restored
+// on every way out that runs code (normal end, a signal that ends the command, an error after the
+// tuning); a SIGKILL of sparkdoc leaves the journal, which the next `sparkdoc run` restores first
 // (restore_leftover_journal) and `sparkdoc clean --restore` can restore too.
 //
 // The log folder is made as log_folder.h says. The run log's lines are model/runlog.h's
@@ -29,6 +30,7 @@
 #include "model/runlog.h"
 #include "run/environment.h"
 #include "run/process.h"
+#include "tune/clock_cap.h"
 
 namespace sparkdoc::run {
 
@@ -69,8 +71,10 @@ struct RunOptions {
   std::string watch_unavailable;
   double watch_interval_s = 1.0;
 
-  // Machine tuning (root): vm values for the load window, and page-cache drops.
+  // Machine tuning (root): vm values for the load window, the GPU clock cap, and page-cache
+  // drops.
   bool tune_vm = false;
+  std::optional<tune::ClockCap> cap_clocks;
   std::optional<double> drop_every_s;
   double drop_for_s = kDefaultDropForS;
   Root root;

@@ -18,11 +18,21 @@
 //   {"name":"python3","op":"command","pid":4243,"start_ticks":81234567}
 //       the command `sparkdoc run` started with the values in place; start_ticks is field 22
 //       of its /proc/PID/stat (clock ticks after boot), which tells it from a reused pid
+//   {"gpu_max_mhz":3003,"max_mhz":2200,"min_mhz":300,"name":"NVIDIA GB10","op":"gpu_clocks",
+//    "uuid":"GPU-3c1f8e2a-5b7d-4e90-a6c2-9d0e1f2a3b4c"}
+//       the GPU with that UUID about to have its clocks locked to min..max MHz
+//       (tune/gpu_clocks.h); gpu_max_mhz, its highest clock, only when NVML read it. NVML cannot
+//       read a lock back, so the state before is not recorded: a restore resets the GPU's
+//       clocks to the driver's default (`nvidia-smi -rgc`), once per UUID.
 // A run appends a "begin" line and then one line per change, each written and fsync'ed before
 // the change it describes. A later run that finds the journal still there appends a session
 // of its own; the value restored for a path is the first "old" recorded for it (what the
 // machine had before sparkdoc first touched it), and a swap area recorded as turned off is
 // turned on again unless /proc/swaps already lists it.
+//
+// Still version 1 with "gpu_clocks": a sparkdoc from before it reads such a line as a damaged
+// one ("unknown op"), restores everything else and keeps the journal, as it does for any line
+// it cannot restore. Nothing is lost, and a current sparkdoc restores the rest.
 //
 // Crash rule: a last line without its '\n' is a write cut short by a crash; its change was
 // never made (the change follows the fsync of a whole line), so it is ignored and reported.
@@ -33,7 +43,8 @@
 // refused), must be a regular file with one link owned by the caller, and is created mode 0600.
 // An exclusive flock(2) is held while a run writes it or a restore reads it, so two sparkdoc
 // runs never interleave. Paths read back from a journal are written only when they are on the
-// allow-list (tune/tunables.h), and only with integer values.
+// allow-list (tune/tunables.h), and only with integer values; GPU clocks are only ever reset,
+// on the GPU with the recorded UUID.
 //
 // Threading: a JournalWriter is used from one thread. Nothing here prints.
 #pragma once
@@ -51,6 +62,8 @@
 #include "tune/swap.h"
 
 namespace sparkdoc::tune {
+
+class GpuClockControl;  // tune/gpu_clocks.h
 
 inline constexpr int kJournalVersion = 1;
 inline constexpr std::string_view kSystemJournalPath = "/var/lib/sparkdoc/journal";
@@ -110,10 +123,21 @@ struct SwapOffRecord {
   bool operator==(const SwapOffRecord&) const = default;
 };
 
+struct GpuClocksRecord {
+  size_t line = 0;
+  std::string uuid;  // "GPU-..." as NVML names the GPU
+  std::string name;  // for messages; may be empty
+  unsigned min_mhz = 0;
+  unsigned max_mhz = 0;
+  std::optional<unsigned> gpu_max_mhz;
+  bool operator==(const GpuClocksRecord&) const = default;
+};
+
 struct JournalContents {
   std::vector<JournalSession> sessions;
-  std::vector<ValueChange> changes;      // in file order
-  std::vector<SwapOffRecord> swaps_off;  // in file order
+  std::vector<ValueChange> changes;         // in file order
+  std::vector<SwapOffRecord> swaps_off;     // in file order
+  std::vector<GpuClocksRecord> gpu_clocks;  // in file order
   std::vector<std::string> problems;     // "line 3: not a JSON object", one per damaged line
   size_t truncated_bytes = 0;            // length of an unterminated last line, ignored
 
@@ -121,7 +145,9 @@ struct JournalContents {
   std::vector<std::pair<std::string, std::string>> originals() const;
   // Each swap area recorded as turned off, once, with its first recorded priority.
   std::vector<SwapOffRecord> swap_areas() const;
-  bool empty() const { return changes.empty() && swaps_off.empty(); }
+  // Each GPU whose clocks were locked, once, with its first record.
+  std::vector<GpuClocksRecord> clocked_gpus() const;
+  bool empty() const { return changes.empty() && swaps_off.empty() && gpu_clocks.empty(); }
   bool operator==(const JournalContents&) const = default;
 };
 
@@ -151,6 +177,8 @@ class JournalWriter {
   Result<void> record_set(std::string_view machine_path, std::string_view old_value,
                           std::string_view new_value);
   Result<void> record_swapoff(std::string_view machine_path, int priority);
+  Result<void> record_gpu_clocks(std::string_view uuid, std::string_view name, unsigned min_mhz,
+                                 unsigned max_mhz, std::optional<unsigned> gpu_max_mhz);
   // The command started with the values in place; not a change (records() does not count it).
   Result<void> record_command(int64_t pid, uint64_t start_ticks, std::string_view name);
 
@@ -193,11 +221,20 @@ struct RestoredSwap {
   bool operator==(const RestoredSwap&) const = default;
 };
 
+struct RestoredClocks {
+  std::string uuid;
+  std::string name;
+  bool restored = false;  // reset to the driver's default
+  std::string error;
+  bool operator==(const RestoredClocks&) const = default;
+};
+
 struct RestoreReport {
   JournalLocation location;
   bool found = false;  // no journal: nothing to restore
   std::vector<RestoredValue> values;
   std::vector<RestoredSwap> swaps;
+  std::vector<RestoredClocks> gpu_clocks;
   std::vector<std::string> problems;  // from the parse, and entries that cannot be restored
   size_t truncated_bytes = 0;
   bool removed = false;  // the journal was removed after a complete restore
@@ -206,11 +243,15 @@ struct RestoreReport {
 };
 
 // Writes every journaled original value back (latest session or not: the first recorded old
-// value per path wins), turns journaled swap areas back on, and removes the journal when every
-// entry was restored and no line was damaged; otherwise keeps it and says why. Entries off the
-// allow-list or with non-integer values are refused, not written. Running it again after a
-// partial restore is safe: it writes the same originals. Errors only when the journal cannot
-// be opened, locked, or is not a journal at all.
+// value per path wins), turns journaled swap areas back on, resets the clocks of every GPU
+// journaled as locked (through `clocks`; a GPU no longer there is a problem), and removes the
+// journal when every entry was restored and no line was damaged; otherwise keeps it and says
+// why. Entries off the allow-list or with non-integer values are refused, not written. Running
+// it again after a partial restore is safe: it writes the same originals and resets again.
+// Errors only when the journal cannot be opened, locked, or is not a journal at all.
+Result<RestoreReport> restore_journal(const JournalLocation& location, const Root& root,
+                                      unsigned euid, SwapControl& swap, GpuClockControl& clocks);
+// The same with gpu_clock_control(root) (tune/gpu_clocks.h): NVML on the live machine.
 Result<RestoreReport> restore_journal(const JournalLocation& location, const Root& root,
                                       unsigned euid, SwapControl& swap);
 

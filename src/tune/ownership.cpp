@@ -67,9 +67,11 @@ std::optional<std::string> unrestored_journal_notice(const Root& root, unsigned 
     struct stat st {};
     if (::lstat(loc.path.c_str(), &st) != 0) continue;
     std::optional<JournalOwnership> owner;
+    bool capped = false;  // the GPU clocks stay capped too
     if (auto text = read_text(loc.path, kJournalMaxBytes)) {
       if (auto parsed = parse_journal(*text); parsed && !parsed->sessions.empty()) {
         owner = journal_ownership(*parsed);
+        capped = !parsed->gpu_clocks.empty();
       }
     }
     if (owner && owner->holder == JournalHolder::kWriterRunning) continue;
@@ -82,9 +84,10 @@ std::optional<std::string> unrestored_journal_notice(const Root& root, unsigned 
     }
     if (owner && owner->holder == JournalHolder::kClean) {
       return fmt::format(
-          "sparkdoc: values set by `sparkdoc {}` for the model load are still in place (journal "
-          "{}, last written {} UTC); after training, `sparkdoc clean --restore` puts them back",
-          owner->session.command, loc.path, format_mtime(st));
+          "sparkdoc: {} by `sparkdoc {}` {} still in place (journal {}, last written {} UTC); "
+          "after training, `sparkdoc clean --restore` puts them back",
+          capped ? "the GPU clock cap and the values set" : "values set", owner->session.command,
+          capped ? "are" : "for the model load are", loc.path, format_mtime(st));
     }
     return fmt::format(
         "sparkdoc: values changed by an earlier run were not restored (journal {}, last written "

@@ -52,7 +52,8 @@ bool running_since(int64_t pid, uint64_t start_ticks);
 //                    sparkdoc clean --restore` puts them back"
 //   kClean           "sparkdoc: values set by `sparkdoc clean ...` for the model load are still
 //                    in place (journal PATH, last written DATE UTC); after training, `sparkdoc
-//                    clean --restore` puts them back"
+//                    clean --restore` puts them back" ("the GPU clock cap and the values set
+//                    by ... are still in place" when it capped the clocks)
 //   kNobody, or a journal this user cannot read or parse:
 //                    "sparkdoc: values changed by an earlier run were not restored (journal
 //                    PATH, last written DATE UTC); run `sparkdoc clean --restore`"

@@ -94,9 +94,11 @@ const std::array<SlowdownGroup, 4> kSlowdownGroups = {{
       &runlog::ClockCounters::hw_thermal},
      EventSeverity::kWarn,
      "The GPU is too hot: improve airflow, check that the intake is clear, or cap clocks "
-     "(nvidia-smi -lgc).",
-     "The GPU is too hot (G4): improve airflow, cap clocks (nvidia-smi -lgc 0,2100) or split "
-     "the run into shorter pieces; a Spark that keeps heating can reboot under sustained load."},
+     "(sudo sparkdoc run --cap-clocks=MIN,MAX -- CMD, as nvidia-smi -lgc MIN,MAX).",
+     "The GPU is too hot (G4): improve airflow, cap clocks (sudo sparkdoc clean --yes "
+     "--cap-clocks: 300-2200 MHz, about 32 W; as nvidia-smi -lgc 300,2200, undone by sparkdoc "
+     "clean --restore) or split the run into shorter pieces; a Spark that keeps heating can "
+     "switch off under sustained load."},
     {"hardware slowdown or power brake",
      facts::kHardwareSlowdownReasons,
      {&runlog::ClockCounters::hw_power_brake, nullptr, nullptr},
@@ -256,8 +258,9 @@ struct Detectors::State {
     if (c.dgx_spark) {
       what +=
           "DGX Spark sustains about 100 W, not the 240 W of its adapter, so throughput drops "
-          "and long runs can reboot the box: improve airflow, cap clocks (nvidia-smi -lgc "
-          "0,2100) or split the run into shorter pieces.";
+          "and long runs can switch the box off: improve airflow, cap clocks (sudo sparkdoc clean "
+          "--yes --cap-clocks: 300-2200 MHz, about 32 W instead of 47 W; as nvidia-smi -lgc "
+          "300,2200, undone by sparkdoc clean --restore) or split the run into shorter pieces.";
     } else if (limit != c.power_limit_w.end()) {
       what += fmt::format(
           "That is {:.0f}% of the {:.0f} W enforced limit: throughput is bounded by power; if the "

@@ -396,7 +396,7 @@ TEST(G4ThermalPower, HwThermalActiveWarns) {
   Finding f = run_one("G4", s);
   EXPECT_EQ(f.verdict, Verdict::kWarn);
   EXPECT_THAT(f.detail, HasSubstr("HW Slowdown, HW Thermal Slowdown active at 88 C"));
-  EXPECT_THAT(f.detail, HasSubstr("nvidia-smi -lgc 0,2100"));
+  EXPECT_THAT(f.detail, HasSubstr("nvidia-smi -lgc 300,2200"));
 }
 
 TEST(G4ThermalPower, SwThermalAndPowerBrakeWarn) {

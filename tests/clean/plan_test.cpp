@@ -30,7 +30,7 @@ TEST(CleanPlan, SkipsAndWouldsFromTheSnapshot) {
   Snapshot s = load("gb10-three-killed-containers.json");
   mem::MemReport r = account_of(s);
   CleanReport plan = plan_clean(s, r, CleanRequest{});
-  ASSERT_EQ(plan.steps.size(), 10u);
+  ASSERT_EQ(plan.steps.size(), 11u);
   EXPECT_EQ(plan.step(StepId::kStopKnown).state, StepState::kSkipped);
   EXPECT_THAT(plan.step(StepId::kStopKnown).detail, HasSubstr("--stop-known"));
   EXPECT_EQ(plan.step(StepId::kDropCaches).state, StepState::kWould);

@@ -144,8 +144,8 @@ TEST(CleanCli, DryRunJsonNamesEveryStep) {
   std::vector<std::string> keys;
   for (const auto& s : j["steps"]) keys.push_back(s["step"]);
   EXPECT_THAT(keys, ::testing::ElementsAre("holders", "stop_known", "stale_holders", "drop_caches",
-                                           "vm_tuning", "swap_reset", "cuda_context", "measure",
-                                           "drop_caches_again", "verdict"));
+                                           "vm_tuning", "clock_cap", "swap_reset", "cuda_context",
+                                           "measure", "drop_caches_again", "verdict"));
   EXPECT_TRUE(j["dry_run"].get<bool>());
 }
 

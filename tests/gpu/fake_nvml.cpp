@@ -8,8 +8,9 @@
 // their fallbacks. libsparkdoc_fake_nvml_legacy.so (SPARKDOC_FAKE_NVML_LEGACY) exports only the
 // oldest name of each entry point and leaves out the optional ones an old driver lacks
 // (nvmlSystemGetCudaDriverVersion*, nvmlDeviceGetBusType, nvmlDeviceGetMemoryInfo_v2,
-// nvmlDeviceGetCurrentClocksEventReasons, nvmlDeviceGetFieldValues, the _v3 process lists and
-// both graphics process lists), so the fallbacks and the missing-symbol path are exercised.
+// nvmlDeviceGetCurrentClocksEventReasons, nvmlDeviceGetFieldValues, the _v3 process lists,
+// both graphics process lists and the clock lock), so the fallbacks and the missing-symbol path
+// are exercised.
 //
 // Fixture format ("nvml" half):
 //   {
@@ -48,6 +49,13 @@
 //   "trace_advance_on" (default "nvmlDeviceGetPowerUsage", which a sampler asks once per device
 //   per sample, first) on that device moves it to step n, and the last step then stays.
 //   Naming another entry point advances per call of that one instead.
+// The clock lock (libsparkdoc_fake_nvml.so only; fake_nvml_clocks.cpp):
+// nvmlDeviceSetGpuLockedClocks and nvmlDeviceResetGpuLockedClocks answer SUCCESS (or the error the
+// "errors" maps inject) and change nothing the other calls answer. When SPARKDOC_FAKE_NVML_CALLS
+// names a file, each call that reached a device appends one line to it, so a test can assert what
+// was locked and reset:
+//   nvmlDeviceSetGpuLockedClocks GPU-3c1f8e2a-... 300 2200 SUCCESS
+//   nvmlDeviceResetGpuLockedClocks GPU-3c1f8e2a-... NO_PERMISSION
 // Any value (a whole object such as "memory", or one clock, one field) may instead be a status,
 // {"error": "NOT_SUPPORTED"}: an NVML constant's name with or without the NVML_ERROR_ prefix, or
 // its number; the call then returns that status. The "errors" maps take the same names. A key
@@ -56,6 +64,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -64,6 +73,7 @@
 #include <vector>
 
 #include "fake_fixture.h"
+#include "fake_nvml_device.h"
 #include "gpu/nvml_types.h"
 
 using namespace sparkdoc::gpu::nvml;
@@ -366,6 +376,35 @@ nvmlReturn_t process_list(const char* symbol, const char* key, nvmlDevice_t devi
 }
 
 }  // namespace
+
+namespace sparkdoc::fake {
+
+nvmlReturn_t on_device(const char* symbol, nvmlDevice_t handle,
+                       const std::function<nvmlReturn_t(const json&)>& body) {
+  return device_call(symbol, handle, body);
+}
+
+std::optional<std::string> device_uuid(nvmlDevice_t handle) {
+  try {
+    State& s = state();
+    std::lock_guard lock(s.mutex);
+    auto slot = reinterpret_cast<uintptr_t>(handle);
+    if (s.init_count == 0 || slot == 0 || slot > s.shown.size()) return std::nullopt;
+    const json* uuid = member(s.shown[slot - 1], "uuid");
+    return uuid != nullptr && uuid->is_string() ? uuid->get<std::string>() : std::string("?");
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
+std::string_view status_name(nvmlReturn_t code) {
+  for (const auto& [name, value] : kNames) {
+    if (value == code) return name;
+  }
+  return "UNKNOWN";
+}
+
+}  // namespace sparkdoc::fake
 
 extern "C" {
 

@@ -1,15 +1,17 @@
 // A fake machine for the tune tests: /proc/sys/vm files, /proc/swaps and /proc/meminfo in a
 // throwaway folder used as the Root, so no test ever writes this machine's kernel values; and a
-// swap control that records calls instead of making them.
+// swap control and a GPU clock control that record calls instead of making them.
 #pragma once
 
 #include <unistd.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "../sys/temp_tree.h"
 #include "core/fs.h"
+#include "tune/gpu_clocks.h"
 #include "tune/journal.h"
 #include "tune/swap.h"
 
@@ -66,6 +68,48 @@ class FakeSwap final : public SwapControl {
     return {};
   }
 };
+
+// Records clock locks and resets of the GPUs it lists; a UUID it does not list is absent, as a
+// GPU gone since the lock.
+class FakeGpuClocks final : public GpuClockControl {
+ public:
+  std::vector<ClockGpu> listed;
+  std::vector<std::string> calls;  // "lock GPU-1 300 2200", "reset GPU-1"
+  std::string fail_lock;           // non-empty: lock() fails with this text
+  // Called at each lock, before it is recorded: tests look at the journal there.
+  std::function<void(const std::string& uuid)> before_lock;
+
+  Result<std::vector<ClockGpu>> gpus() override { return listed; }
+  Result<void> lock(const std::string& uuid, ClockCap cap) override {
+    if (before_lock) before_lock(uuid);
+    if (!has(uuid)) return absent(uuid);
+    if (!fail_lock.empty()) return fail(fail_lock);
+    calls.push_back("lock " + uuid + " " + std::to_string(cap.min_mhz) + " " +
+                    std::to_string(cap.max_mhz));
+    return {};
+  }
+  Result<void> reset(const std::string& uuid) override {
+    if (!has(uuid)) return absent(uuid);
+    calls.push_back("reset " + uuid);
+    return {};
+  }
+
+ private:
+  bool has(const std::string& uuid) const {
+    for (const auto& g : listed) {
+      if (g.uuid == uuid) return true;
+    }
+    return false;
+  }
+  static Result<void> absent(const std::string& uuid) {
+    return fail(Why::kAbsent, "no GPU with UUID " + uuid + " among the GPUs NVML lists now");
+  }
+};
+
+// GB10 as the fixtures have it: its UUID, its name, 3003 MHz at most.
+inline ClockGpu gb10_gpu() {
+  return ClockGpu{"GPU-3c1f8e2a-5b7d-4e90-a6c2-9d0e1f2a3b4c", "NVIDIA GB10", 3003};
+}
 
 inline JournalSession test_session(std::string command = "clean --yes --tune-vm") {
   JournalSession s;
