@@ -21,75 +21,6 @@ uint64_t stored_bytes(const FatbinEntry& entry) {
                                                  : entry.compressed_size_bytes;
 }
 
-// Streamed, so that the output grows only as the stream really decodes: a forged header's
-// size costs nothing until bytes back it.
-Result<std::vector<std::byte>> decompress_zstd(std::span<const std::byte> stored,
-                                               uint64_t size_bytes) {
-  const unsigned long long declared = ZSTD_getFrameContentSize(stored.data(), stored.size());
-  if (declared == ZSTD_CONTENTSIZE_ERROR) return fail("zstd: not a zstd frame");
-  if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != size_bytes) {
-    return fail(fmt::format("zstd: the frame holds {} bytes, the header says {}", declared,
-                            size_bytes));
-  }
-  std::unique_ptr<ZSTD_DStream, decltype(&ZSTD_freeDStream)> stream(ZSTD_createDStream(),
-                                                                     &ZSTD_freeDStream);
-  if (stream == nullptr) return fail("zstd: out of memory");
-  std::vector<std::byte> out;
-  ZSTD_inBuffer in{stored.data(), stored.size(), 0};
-  size_t done = 0;
-  size_t rc = 1;  // 0 once the frame is complete
-  for (;;) {
-    if (done == out.size() && out.size() < size_bytes) {
-      out.resize(static_cast<size_t>(
-          std::min<uint64_t>(size_bytes, std::max<uint64_t>(out.size() * 2, 1 << 16))));
-    }
-    ZSTD_outBuffer o{out.data(), out.size(), done};
-    const size_t read_before = in.pos;
-    rc = ZSTD_decompressStream(stream.get(), &o, &in);
-    if (ZSTD_isError(rc) != 0) return fail(fmt::format("zstd: {}", ZSTD_getErrorName(rc)));
-    const bool progressed = o.pos != done || in.pos != read_before;
-    done = o.pos;
-    // Done, or stuck: the input ends inside the frame, or it holds more than the header says.
-    if (rc == 0 || !progressed) break;
-  }
-  if (rc != 0 || done != size_bytes || in.pos != in.size) {
-    return fail(fmt::format("zstd: {} bytes decoded of a frame{}, the header says {}", done,
-                            rc != 0 ? " cut short" : "", size_bytes));
-  }
-  out.resize(done);
-  return out;
-}
-
-Result<std::vector<std::byte>> payload_of(std::span<const std::byte> stored,
-                                          const FatbinEntry& entry) {
-  switch (entry.compression) {
-    case Compression::kNone:
-      return std::vector<std::byte>(stored.begin(), stored.end());
-    case Compression::kZstd:
-      return decompress_zstd(stored, entry.uncompressed_size_bytes);
-    case Compression::kLz4:
-      return decompress_lz4_block(stored, entry.uncompressed_size_bytes);
-  }
-  return fail("unknown compression");
-}
-
-Result<std::vector<std::byte>> read_payload(ByteSource& source, const FatbinEntry& entry) {
-  const uint64_t size = entry.compression == Compression::kNone ? entry.payload_size_bytes
-                                                                : entry.uncompressed_size_bytes;
-  if (size > kMaxCubinBytes || stored_bytes(entry) > kMaxCubinBytes) {
-    return fail(fmt::format("the cubin at {:#x} says it holds {} bytes, more than a cubin does",
-                            entry.payload_offset, size));
-  }
-  auto stored = source.fetch(entry.payload_offset, stored_bytes(entry));
-  if (!stored) return tl::unexpected(stored.error());
-  auto payload = payload_of(*stored, entry);
-  if (!payload) {
-    return fail(fmt::format("the cubin at {:#x}: {}", entry.payload_offset,
-                            payload.error().message));
-  }
-  return payload;
-}
-
 bool holds_guard_text(std::span<const std::byte> cubin) {
   if (cubin.size() < kSm120OnlyGuardText.size()) return false;  // and never memmem(nullptr)
   return ::memmem(cubin.data(), cubin.size(), kSm120OnlyGuardText.data(),
@@ -135,16 +66,19 @@ Result<bool> stored_holds_guard(ByteSource& source, const FatbinEntry& entry) {
   return finder.found();
 }
 
-// The zstd stream decoded a piece at a time; all of it, so that a damaged stream is an error
-// whether or not the text came before the damage.
-Result<bool> zstd_holds_guard(ByteSource& source, const FatbinEntry& entry) {
+// The zstd stream decoded a piece at a time, each decoded piece handed to `sink`; all of it,
+// so that a damaged stream is an error whether or not the text came before the damage. The one
+// zstd decoder here: memory stays at a piece of input and one of output per call, however large
+// the cubin says it is (the whole payload for entry_payload, which only tests and the fuzzer
+// ask for).
+template <class Sink>
+Result<void> decode_zstd(ByteSource& source, const FatbinEntry& entry, Sink sink) {
   const uint64_t stored = entry.compressed_size_bytes;
   const uint64_t size_bytes = entry.uncompressed_size_bytes;
   std::unique_ptr<ZSTD_DStream, decltype(&ZSTD_freeDStream)> stream(ZSTD_createDStream(),
                                                                      &ZSTD_freeDStream);
   if (stream == nullptr) return fail("zstd: out of memory");
   std::vector<std::byte> out(kPieceBytes);
-  TextFinder finder;
   uint64_t decoded = 0;
   size_t rc = 1;  // 0 once the frame is complete
   for (uint64_t at = 0; at < stored && rc != 0;) {
@@ -160,7 +94,7 @@ Result<bool> zstd_holds_guard(ByteSource& source, const FatbinEntry& entry) {
       }
       decoded += o.pos;
       if (decoded > size_bytes) break;
-      finder.feed(std::span<const std::byte>(out).first(o.pos));
+      sink(std::span<const std::byte>(out).first(o.pos));
     }
     at += in.pos;
     if (in.pos == 0 || decoded > size_bytes) break;
@@ -172,14 +106,51 @@ Result<bool> zstd_holds_guard(ByteSource& source, const FatbinEntry& entry) {
     rc = ZSTD_decompressStream(stream.get(), &o, &in);
     if (ZSTD_isError(rc) != 0 || o.pos == 0) break;
     decoded += o.pos;
-    finder.feed(std::span<const std::byte>(out).first(o.pos));
+    if (decoded > size_bytes) break;
+    sink(std::span<const std::byte>(out).first(o.pos));
   }
   if (rc != 0 || decoded != size_bytes) {
     return fail(fmt::format("the cubin at {:#x}: zstd: {} bytes decoded{}, the header says {}",
                             entry.payload_offset, decoded, rc != 0 ? " of a frame cut short" : "",
                             size_bytes));
   }
+  return {};
+}
+
+Result<bool> zstd_holds_guard(ByteSource& source, const FatbinEntry& entry) {
+  TextFinder finder;
+  auto decoded = decode_zstd(source, entry,
+                             [&finder](std::span<const std::byte> piece) { finder.feed(piece); });
+  if (!decoded) return tl::unexpected(decoded.error());
   return finder.found();
+}
+
+Result<std::vector<std::byte>> read_payload(ByteSource& source, const FatbinEntry& entry) {
+  const uint64_t size = entry.compression == Compression::kNone ? entry.payload_size_bytes
+                                                                : entry.uncompressed_size_bytes;
+  if (size > kMaxCubinBytes || stored_bytes(entry) > kMaxCubinBytes) {
+    return fail(fmt::format("the cubin at {:#x} says it holds {} bytes, more than a cubin does",
+                            entry.payload_offset, size));
+  }
+  if (entry.compression == Compression::kZstd) {
+    std::vector<std::byte> out;
+    auto decoded = decode_zstd(source, entry, [&out](std::span<const std::byte> piece) {
+      out.insert(out.end(), piece.begin(), piece.end());
+    });
+    if (!decoded) return tl::unexpected(decoded.error());
+    return out;
+  }
+  auto stored = source.fetch(entry.payload_offset, stored_bytes(entry));
+  if (!stored) return tl::unexpected(stored.error());
+  if (entry.compression == Compression::kNone) {
+    return std::vector<std::byte>(stored->begin(), stored->end());
+  }
+  auto payload = decompress_lz4_block(*stored, entry.uncompressed_size_bytes);
+  if (!payload) {
+    return fail(
+        fmt::format("the cubin at {:#x}: {}", entry.payload_offset, payload.error().message));
+  }
+  return payload;
 }
 
 Result<bool> holds_guard(ByteSource& source, const FatbinEntry& entry) {
