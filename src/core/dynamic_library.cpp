@@ -35,6 +35,11 @@ Result<DynamicLibrary> DynamicLibrary::open(const std::string& name) {
   return library;
 }
 
+void DynamicLibrary::close() {
+  if (handle_ != nullptr) dlclose(handle_);
+  handle_ = nullptr;
+}
+
 void* DynamicLibrary::find(std::initializer_list<const char*> names, const char*& found) const {
   for (const char* name : names) {
     if (void* address = dlsym(handle_, name)) {

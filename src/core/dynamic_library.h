@@ -2,8 +2,9 @@
 // libraries sparkdoc never links: NVML and the CUDA driver (gpu/nvml_api.h, gpu/cuda_api.h) and
 // libcurl (hub/curl_api.h). Nothing here knows any of them.
 //
-// Ownership: a library, once opened, is never closed. The vendor libraries start threads and
-// register exit handlers of their own, and dlclose while one of them runs unmaps code under it.
+// Ownership: a library, once opened, is never closed, but by close() where its owner knows it
+// is safe. The vendor libraries start threads and register exit handlers of their own, and
+// dlclose while one of them runs unmaps code under it.
 // Threading: a DynamicLibrary and the Symbols bound from it are immutable after loading and may
 // be used from any thread.
 #pragma once
@@ -75,6 +76,12 @@ class DynamicLibrary {
 
   // The file the dynamic linker mapped (a soname resolved to its path), else the name given.
   const std::string& path() const { return path_; }
+
+  // dlclose: the library's memory goes back to the system once no other open() holds it.
+  // Only when no thread can run its code again: its own shutdown has run, and every thread
+  // that called into it has exited (a handler it left for thread exit lives in its code). The
+  // Symbols bound from it dangle afterwards. Idempotent.
+  void close();
 
   // Binds the first of `names` (newest version first) that the library exports. When none is
   // exported the Symbol records why; for a required entry point that text is also appended to

@@ -23,7 +23,13 @@ Result<Nvml> Nvml::load(const std::string& name) {
   if (!missing_required.empty()) {
     return fail(Why::kError, join(missing_required, "; ") + ": not a usable NVML library");
   }
+  nvml.handle_ = std::move(*library);
   return nvml;
+}
+
+void Nvml::unload() {
+  api_ = NvmlEntryPoints{};
+  handle_.close();
 }
 
 const Result<Nvml>& Nvml::instance() {

@@ -95,7 +95,8 @@ class Nvml {
 
   // Opens `name` (a soname or a path) and binds the table. Absent when the file is not there,
   // with "libnvidia-ml.so.1 not found: no NVIDIA driver installed ..." for the soname.
-  // The library stays mapped for the life of the process, whatever becomes of the result.
+  // The library stays mapped for the life of the process, whatever becomes of the result,
+  // unless unload() is called.
   static Result<Nvml> load(const std::string& name);
   // The process-wide instance: SPARKDOC_NVML_LIBRARY or the soname, loaded on first use.
   static const Result<Nvml>& instance();
@@ -108,9 +109,16 @@ class Nvml {
   // function, the code's constant and number, and nvmlErrorString's text.
   Error error(nvml::nvmlReturn_t code, std::string_view function) const;
 
+  // Closes this load of the library (DynamicLibrary::close's rules: every nvmlInit matched by
+  // nvmlShutdown, and every thread that called NVML exited) and unbinds the table. NVML keeps
+  // 14 MB of its own (.bss that nvmlInit fills, on driver 580) until the library goes; a
+  // short command that has read what it needs gives it back. Never for instance().
+  void unload();
+
  private:
   NvmlEntryPoints api_;
   std::string library_;
+  DynamicLibrary handle_;
 };
 
 // NOT_SUPPORTED and FUNCTION_NOT_FOUND → kNotSupported, NO_PERMISSION → kNoPermission,

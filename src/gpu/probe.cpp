@@ -4,6 +4,8 @@
 #include <array>
 #include <exception>
 #include <optional>
+#include <system_error>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -308,6 +310,26 @@ Reading<NvmlReadings> read_nvml_live() {
   try {
     const Result<Nvml>& nvml = Nvml::instance();
     return nvml ? read_nvml(*nvml) : Reading<NvmlReadings>(missing_from(nvml.error()));
+  } catch (...) {
+    return Missing{Why::kError, internal_error("loading libnvidia-ml")};
+  }
+}
+
+Reading<NvmlReadings> read_nvml_once() {
+  try {
+    Result<Nvml> nvml = load_from_env<Nvml>(Nvml::kLibraryEnv, Nvml::kSoname);
+    if (!nvml) return missing_from(nvml.error());
+    Reading<NvmlReadings> out = Missing{Why::kError, internal_error("NVML not read")};
+    try {
+      // The thread exits before the library goes, so whatever NVML left to run at a thread's
+      // exit runs while its code is still mapped.
+      std::thread reader([&] { out = read_nvml(*nvml); });
+      reader.join();
+    } catch (const std::system_error&) {
+      return read_nvml(*nvml);  // no thread: read here, and leave NVML loaded
+    }
+    nvml->unload();
+    return out;
   } catch (...) {
     return Missing{Why::kError, internal_error("loading libnvidia-ml")};
   }

@@ -24,6 +24,11 @@ GpuReadings read_gpu();
 // Each half of read_gpu() alone, through the process-wide loaders, so a caller can read NVML
 // and the CUDA driver at the same time (each spends tens of milliseconds in its library).
 Reading<NvmlReadings> read_nvml_live();
+// read_nvml_live() through a load of NVML of its own, called on a thread of its own, and
+// unloaded once that thread has exited (Nvml::unload): for a command that reads NVML once
+// and goes on (check, snapshot), which then runs 14 MB smaller (docs/BENCHMARKS.md). Where no
+// thread can be started, NVML is read on this one and stays loaded.
+Reading<NvmlReadings> read_nvml_once();
 // With init_devices false, only the driver version is read (no cuInit) and devices_not_read
 // says why.
 Reading<CudaReadings> read_cuda_live(bool init_devices = true);
