@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 
 #include "../tune/fake_machine.h"
@@ -120,7 +121,15 @@ void write_machine(const FakeMachine& m) {
                  "SwapTotal:              0 kB\nSwapFree:               0 kB\n");
 }
 
+// clean() reads the fixture machine through capture(), whose probes run on threads of their
+// own; qemu-user (the aarch64 suites in CI) can hang for good in pthread_create, so these two
+// run natively only (docs/PACKAGING.md lists what the emulated suites leave out).
+bool under_emulator() {
+  return std::getenv("SPARKDOC_TEST_EMULATOR") != nullptr;
+}
+
 TEST(CleanClockCap, CarriedOutJournaledThenLockedAndResetByTheRestore) {
+  if (under_emulator()) GTEST_SKIP() << "capture starts threads; qemu-user can hang in them";
   FakeMachine m;
   write_machine(m);
   FakeGpuClocks clocks;
@@ -161,6 +170,7 @@ TEST(CleanClockCap, CarriedOutJournaledThenLockedAndResetByTheRestore) {
 }
 
 TEST(CleanClockCap, AFailedLockFailsTheStepAndLeavesNoJournal) {
+  if (under_emulator()) GTEST_SKIP() << "capture starts threads; qemu-user can hang in them";
   FakeMachine m;
   write_machine(m);
   FakeGpuClocks clocks;
