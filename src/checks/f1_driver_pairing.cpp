@@ -20,7 +20,7 @@
 #include "core/strings.h"
 #include "facts/platform.h"
 
-namespace sparkdoc::checks {
+namespace sparkdoc::checks::f1 {
 namespace {
 
 struct Bundle {
@@ -171,6 +171,9 @@ Finding judge(const Snapshot& s, const Workload&, const facts::Platform& p) {
 }
 
 }  // namespace
+}  // namespace sparkdoc::checks::f1
+
+namespace sparkdoc::checks {
 
 const CheckInfo& f1_driver_pairing() {
   static constexpr CheckInfo kInfo{
@@ -201,7 +204,7 @@ const CheckInfo& f1_driver_pairing() {
       .keywords =
           "driver kernel pairing ota ota2607 dgx os release apt upgrade firmware xid 119 "
           "gsp not supported no devices were found 580.159.03 580.173.02 hold",
-      .run = &judge,
+      .run = &f1::judge,
   };
   return kInfo;
 }

@@ -16,7 +16,7 @@
 #include "facts/kernel_log.h"
 #include "facts/platform.h"
 
-namespace sparkdoc::checks {
+namespace sparkdoc::checks::f2 {
 namespace {
 
 enum class XidClass { kApplication, kReset, kOther };
@@ -105,6 +105,9 @@ Finding judge(const Snapshot& s, const Workload&, const facts::Platform&) {
 }
 
 }  // namespace
+}  // namespace sparkdoc::checks::f2
+
+namespace sparkdoc::checks {
 
 const CheckInfo& f2_driver_errors() {
   static constexpr CheckInfo kInfo{
@@ -136,7 +139,7 @@ const CheckInfo& f2_driver_errors() {
       .keywords =
           "nvrm xid gsp nv_err_no_memory 0x51 wedge freeze hang kernel log dmesg kmsg "
           "119 120 79 power cycle host frozen memdescallocinternal",
-      .run = &judge,
+      .run = &f2::judge,
   };
   return kInfo;
 }

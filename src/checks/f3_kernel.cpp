@@ -15,7 +15,7 @@
 #include "core/units.h"
 #include "facts/platform.h"
 
-namespace sparkdoc::checks {
+namespace sparkdoc::checks::f3 {
 namespace {
 
 bool has_kho_off(const Snapshot& s) {
@@ -73,6 +73,9 @@ Finding judge(const Snapshot& s, const Workload&, const facts::Platform&) {
 }
 
 }  // namespace
+}  // namespace sparkdoc::checks::f3
+
+namespace sparkdoc::checks {
 
 const CheckInfo& f3_kernel() {
   static constexpr CheckInfo kInfo{
@@ -99,7 +102,7 @@ const CheckInfo& f3_kernel() {
       .keywords =
           "kernel 7.0.0-1019 6.17.0-1008 kho kexec handover cma cmafree cmatotal rdma "
           "ibv_reg_mr enomem nccl init pinning grub",
-      .run = &judge,
+      .run = &f3::judge,
   };
   return kInfo;
 }

@@ -15,7 +15,7 @@
 #include "facts/container.h"
 #include "facts/platform.h"
 
-namespace sparkdoc::checks {
+namespace sparkdoc::checks::f4 {
 namespace {
 
 std::string version_of(const sys::PackageList& list, std::string_view name) {
@@ -99,6 +99,9 @@ Finding judge(const Snapshot& s, const Workload&, const facts::Platform& p) {
 }
 
 }  // namespace
+}  // namespace sparkdoc::checks::f4
+
+namespace sparkdoc::checks {
 
 const CheckInfo& f4_container_runtime() {
   static constexpr CheckInfo kInfo{
@@ -131,7 +134,7 @@ const CheckInfo& f4_container_runtime() {
           "docker container toolkit cdi snap daemon.json runtime nvidia-ctk "
           "default-runtime unresolvable cdi devices unknown or invalid runtime name "
           "nvidia-container-cli libnvidia-ml freeze 1.19.1",
-      .run = &judge,
+      .run = &f4::judge,
   };
   return kInfo;
 }

@@ -14,7 +14,7 @@
 #include "core/units.h"
 #include "facts/platform.h"
 
-namespace sparkdoc::checks {
+namespace sparkdoc::checks::f5 {
 namespace {
 
 bool gpu_in_use(const Snapshot& s) {
@@ -57,6 +57,9 @@ Finding judge(const Snapshot& s, const Workload&, const facts::Platform&) {
 }
 
 }  // namespace
+}  // namespace sparkdoc::checks::f5
+
+namespace sparkdoc::checks {
 
 const CheckInfo& f5_swap() {
   static constexpr CheckInfo kInfo{
@@ -77,7 +80,7 @@ const CheckInfo& f5_swap() {
           "the swap in use.",
       .source = "field 2026 §3: forum 358869 [2nd]",
       .keywords = "swap swapped paging slow tokens per second decode swapfree swaptotal",
-      .run = &judge,
+      .run = &f5::judge,
   };
   return kInfo;
 }

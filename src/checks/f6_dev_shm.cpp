@@ -15,7 +15,7 @@
 #include "core/units.h"
 #include "facts/platform.h"
 
-namespace sparkdoc::checks {
+namespace sparkdoc::checks::f6 {
 namespace {
 
 constexpr uint64_t kStaleWarnBytes = kGiB;
@@ -73,6 +73,9 @@ Finding judge(const Snapshot& s, const Workload&, const facts::Platform& p) {
 }
 
 }  // namespace
+}  // namespace sparkdoc::checks::f6
+
+namespace sparkdoc::checks {
 
 const CheckInfo& f6_dev_shm() {
   static constexpr CheckInfo kInfo{
@@ -97,7 +100,7 @@ const CheckInfo& f6_dev_shm() {
       .keywords =
           "dev shm shared memory tmpfs stale ipc semaphore sem torch_ shm-size "
           "shm_size files leftover",
-      .run = &judge,
+      .run = &f6::judge,
   };
   return kInfo;
 }

@@ -17,7 +17,7 @@
 #include "core/units.h"
 #include "facts/platform.h"
 
-namespace sparkdoc::checks {
+namespace sparkdoc::checks::f7 {
 namespace {
 
 constexpr double kUsualMemTotalGiB = 121.69;
@@ -90,6 +90,9 @@ std::optional<std::string> applies(const Snapshot&, const facts::Platform& p) {
 }
 
 }  // namespace
+}  // namespace sparkdoc::checks::f7
+
+namespace sparkdoc::checks {
 
 const CheckInfo& f7_boot_memory() {
   static constexpr CheckInfo kInfo{
@@ -118,8 +121,8 @@ const CheckInfo& f7_boot_memory() {
       .keywords =
           "memtotal boot free memory cap display reserved memory bios cudamemgetinfo "
           "gpu-memory-utilization vllm free memory on device less than desired",
-      .run = &judge,
-      .applies = &applies,
+      .run = &f7::judge,
+      .applies = &f7::applies,
   };
   return kInfo;
 }

@@ -12,7 +12,7 @@
 #include "core/strings.h"
 #include "facts/platform.h"
 
-namespace sparkdoc::checks {
+namespace sparkdoc::checks::f8 {
 namespace {
 
 bool has_word(std::string_view list, std::string_view word) {
@@ -69,6 +69,9 @@ std::optional<std::string> applies(const Snapshot&, const facts::Platform& p) {
 }
 
 }  // namespace
+}  // namespace sparkdoc::checks::f8
+
+namespace sparkdoc::checks {
 
 const CheckInfo& f8_capability_warning() {
   static constexpr CheckInfo kInfo{
@@ -93,8 +96,8 @@ const CheckInfo& f8_capability_warning() {
       .keywords =
           "cuda capability 12.1 warning minimum and maximum supported pytorch 12.0 "
           "does not include kernels for this gpu sm_121 sm_120 false positive",
-      .run = &judge,
-      .applies = &applies,
+      .run = &f8::judge,
+      .applies = &f8::applies,
   };
   return kInfo;
 }

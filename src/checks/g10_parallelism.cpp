@@ -25,7 +25,7 @@
 #include "facts/nodes.h"
 #include "facts/platform.h"
 
-namespace sparkdoc::checks {
+namespace sparkdoc::checks::g10 {
 namespace {
 
 constexpr std::string_view kId = "G10";
@@ -140,6 +140,9 @@ Finding judge(const Snapshot& s, const Workload& w, const facts::Platform& p) {
 }
 
 }  // namespace
+}  // namespace sparkdoc::checks::g10
+
+namespace sparkdoc::checks {
 
 const CheckInfo& g10_parallelism() {
   static constexpr CheckInfo kInfo{
@@ -174,7 +177,7 @@ const CheckInfo& g10_parallelism() {
       .keywords =
           "two sparks dual spark multi-node multinode tensor parallel parallelism tp hang hangs "
           "slow connectx nccl ddp fsdp cluster stacked",
-      .run = &judge,
+      .run = &g10::judge,
   };
   return kInfo;
 }

@@ -28,7 +28,7 @@
 #include "facts/platform.h"
 #include "facts/python.h"
 
-namespace sparkdoc::checks {
+namespace sparkdoc::checks::g1 {
 namespace {
 
 constexpr std::string_view kId = "G1";
@@ -273,6 +273,9 @@ Finding judge(const Snapshot& s, const Workload& w, const facts::Platform& platf
 }
 
 }  // namespace
+}  // namespace sparkdoc::checks::g1
+
+namespace sparkdoc::checks {
 
 const CheckInfo& g1_cuda_abi() {
   static constexpr CheckInfo kInfo{
@@ -304,7 +307,7 @@ const CheckInfo& g1_cuda_abi() {
           "undefined symbol importerror segfault libcudart cudart so.12 so.13 cu130 cu128 cu12 "
           "cu13 wheel abi cpu build torch.version.cuda driver mismatch cannot open shared object "
           "import error",
-      .run = &judge,
+      .run = &g1::judge,
   };
   return kInfo;
 }

@@ -21,7 +21,7 @@
 #include "facts/platform.h"
 #include "facts/python.h"
 
-namespace sparkdoc::checks {
+namespace sparkdoc::checks::g2 {
 namespace {
 
 constexpr std::string_view kId = "G2";
@@ -109,6 +109,9 @@ Finding judge(const Snapshot& s, const Workload& w, const facts::Platform& platf
 }
 
 }  // namespace
+}  // namespace sparkdoc::checks::g2
+
+namespace sparkdoc::checks {
 
 const CheckInfo& g2_flash_attn() {
   static constexpr CheckInfo kInfo{
@@ -135,7 +138,7 @@ const CheckInfo& g2_flash_attn() {
       .keywords =
           "flash-attn flash_attn flashattention sdpa attention attn_implementation unsloth build "
           "hangs compile wheel backend wrong",
-      .run = &judge,
+      .run = &g2::judge,
   };
   return kInfo;
 }

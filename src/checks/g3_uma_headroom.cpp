@@ -27,7 +27,7 @@
 #include "facts/memory.h"
 #include "facts/platform.h"
 
-namespace sparkdoc::checks {
+namespace sparkdoc::checks::g3 {
 namespace {
 
 constexpr std::string_view kId = "G3";
@@ -179,6 +179,9 @@ Finding judge(const Snapshot& s, const Workload& w, const facts::Platform& p) {
 }
 
 }  // namespace
+}  // namespace sparkdoc::checks::g3
+
+namespace sparkdoc::checks {
 
 const CheckInfo& g3_uma_headroom() {
   static constexpr CheckInfo kInfo{
@@ -213,7 +216,7 @@ const CheckInfo& g3_uma_headroom() {
           "oom out of memory cuda nvidia-smi free memory n/a not supported page cache meminfo "
           "memavailable unified uma mmap safetensors load drop_caches headroom killed freeze "
           "128gb checkpoint shards 66",
-      .run = &judge,
+      .run = &g3::judge,
   };
   return kInfo;
 }

@@ -24,7 +24,7 @@
 #include "facts/platform.h"
 #include "model/clock_events.h"
 
-namespace sparkdoc::checks {
+namespace sparkdoc::checks::g4 {
 namespace {
 
 constexpr std::string_view kId = "G4";
@@ -182,6 +182,9 @@ Finding judge(const Snapshot& s, const Workload&, const facts::Platform& p) {
 }
 
 }  // namespace
+}  // namespace sparkdoc::checks::g4
+
+namespace sparkdoc::checks {
 
 const CheckInfo& g4_thermal_power() {
   static constexpr CheckInfo kInfo{
@@ -218,7 +221,7 @@ const CheckInfo& g4_thermal_power() {
       .keywords =
           "throttle throttling thermal temperature hot heat power watts slow slows slowdown "
           "partway mid-run throughput drop reboot reboots shutdown clocks 100w 240w tdp degraded",
-      .run = &judge,
+      .run = &g4::judge,
   };
   return kInfo;
 }

@@ -13,7 +13,7 @@
 #include "checks/registry.h"
 #include "facts/platform.h"
 
-namespace sparkdoc::checks {
+namespace sparkdoc::checks::g5 {
 namespace {
 
 constexpr std::string_view kId = "G5";
@@ -98,6 +98,9 @@ Finding judge(const Snapshot& s, const Workload&, const facts::Platform& p) {
 }
 
 }  // namespace
+}  // namespace sparkdoc::checks::g5
+
+namespace sparkdoc::checks {
 
 const CheckInfo& g5_bandwidth() {
   static constexpr CheckInfo kInfo{
@@ -120,7 +123,7 @@ const CheckInfo& g5_bandwidth() {
       .keywords =
           "bandwidth memory-bound bound decode tokens per second gb/s 273 plateau step time rl "
           "inference roofline",
-      .run = &judge,
+      .run = &g5::judge,
   };
   return kInfo;
 }

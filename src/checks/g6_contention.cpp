@@ -28,7 +28,7 @@
 #include "facts/gpu_users.h"
 #include "facts/platform.h"
 
-namespace sparkdoc::checks {
+namespace sparkdoc::checks::g6 {
 namespace {
 
 constexpr std::string_view kId = "G6";
@@ -193,6 +193,9 @@ Finding judge(const Snapshot& s, const Workload&, const facts::Platform&) {
 }
 
 }  // namespace
+}  // namespace sparkdoc::checks::g6
+
+namespace sparkdoc::checks {
 
 const CheckInfo& g6_contention() {
   static constexpr CheckInfo kInfo{
@@ -218,7 +221,7 @@ const CheckInfo& g6_contention() {
       .keywords =
           "contention evicted eviction another process server vllm ollama sglang utilization kv "
           "cache shared other processes competing silently",
-      .run = &judge,
+      .run = &g6::judge,
   };
   return kInfo;
 }

@@ -21,7 +21,7 @@
 #include "facts/platform.h"
 #include "facts/python.h"
 
-namespace sparkdoc::checks {
+namespace sparkdoc::checks::g7 {
 
 namespace {
 
@@ -102,6 +102,9 @@ Finding judge(const Snapshot& s, const Workload& w, const facts::Platform& p) {
 }
 
 }  // namespace
+}  // namespace sparkdoc::checks::g7
+
+namespace sparkdoc::checks {
 
 const CheckInfo& g7_nvfp4() {
   static constexpr CheckInfo kInfo{
@@ -131,7 +134,7 @@ const CheckInfo& g7_nvfp4() {
       .keywords =
           "nvfp4 fp4 fp8 slower quantization quantized sm121 sm_121a sm120 blackwell cutlass "
           "flashinfer precision",
-      .run = &judge,
+      .run = &g7::judge,
   };
   return kInfo;
 }

@@ -15,7 +15,7 @@
 #include "core/strings.h"
 #include "facts/platform.h"
 
-namespace sparkdoc::checks {
+namespace sparkdoc::checks::g8 {
 namespace {
 
 constexpr std::string_view kId = "G8";
@@ -74,6 +74,9 @@ Finding judge(const Snapshot&, const Workload& w, const facts::Platform&) {
 }
 
 }  // namespace
+}  // namespace sparkdoc::checks::g8
+
+namespace sparkdoc::checks {
 
 const CheckInfo& g8_playbooks() {
   static constexpr CheckInfo kInfo{
@@ -95,7 +98,7 @@ const CheckInfo& g8_playbooks() {
       .keywords =
           "playbook recipe official instructions docs tutorial guide broken fails outright "
           "dgx-spark-playbooks issue",
-      .run = &judge,
+      .run = &g8::judge,
   };
   return kInfo;
 }

@@ -21,7 +21,7 @@
 #include "facts/platform.h"
 #include "facts/python.h"
 
-namespace sparkdoc::checks {
+namespace sparkdoc::checks::g9 {
 namespace {
 
 constexpr std::string_view kId = "G9";
@@ -93,6 +93,9 @@ Finding judge(const Snapshot& s, const Workload&, const facts::Platform&) {
 }
 
 }  // namespace
+}  // namespace sparkdoc::checks::g9
+
+namespace sparkdoc::checks {
 
 const CheckInfo& g9_container() {
   static constexpr CheckInfo kInfo{
@@ -122,7 +125,7 @@ const CheckInfo& g9_container() {
       .keywords =
           "container docker bare pip environment broke breaks after install drift triton "
           "xformers transformers ngc image reproducible venv",
-      .run = &judge,
+      .run = &g9::judge,
   };
   return kInfo;
 }

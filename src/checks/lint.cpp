@@ -14,7 +14,7 @@
 namespace sparkdoc::checks {
 namespace {
 
-const std::vector<CheckInfo>& table() {
+const std::vector<CheckInfo>& rule_table() {
   static const std::vector<CheckInfo> kTable{
 #define SPARKDOC_LINT(name) name(),
 #include "checks/lint_list.h"
@@ -50,13 +50,13 @@ void LintSink::add(Verdict verdict, const job::JobFile& file, uint32_t line, std
 }
 
 std::span<const CheckInfo> all_lint_rules() {
-  return table();
+  return rule_table();
 }
 
 std::vector<LintFinding> run_lint(const job::Job& job, const LintContext& context,
                                   const std::vector<std::string>& only) {
   std::vector<const CheckInfo*> rules;
-  for (const CheckInfo& rule : table()) {
+  for (const CheckInfo& rule : rule_table()) {
     if (id_wanted(rule.id, only) && rule.lint != nullptr) rules.push_back(&rule);
   }
   // Rules are pure and independent: on a large job (a whole site-packages) they run side by side,

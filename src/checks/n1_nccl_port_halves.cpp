@@ -21,7 +21,7 @@
 #include "core/strings.h"
 #include "facts/network.h"
 
-namespace sparkdoc::checks {
+namespace sparkdoc::checks::n1 {
 namespace {
 
 constexpr std::string_view kId = "N1";
@@ -120,6 +120,9 @@ Finding judge(const Snapshot& s, const Workload&, const facts::Platform&) {
 }
 
 }  // namespace
+}  // namespace sparkdoc::checks::n1
+
+namespace sparkdoc::checks {
 
 const CheckInfo& n1_nccl_port_halves() {
   static constexpr CheckInfo kInfo{
@@ -147,7 +150,7 @@ const CheckInfo& n1_nccl_port_halves() {
       .keywords =
           "nccl ib hca nccl_ib_hca rdma roce connectx cx7 qsfp port half halves twin "
           "rocep1s0f0 rocep2p1s0f0 bandwidth busbw all_gather two sparks multi-node",
-      .run = &judge,
+      .run = &n1::judge,
   };
   return kInfo;
 }

@@ -16,7 +16,7 @@
 #include "core/strings.h"
 #include "facts/network.h"
 
-namespace sparkdoc::checks {
+namespace sparkdoc::checks::n2 {
 namespace {
 
 constexpr std::string_view kId = "N2";
@@ -83,6 +83,9 @@ Finding judge(const Snapshot& s, const Workload&, const facts::Platform&) {
 }
 
 }  // namespace
+}  // namespace sparkdoc::checks::n2
+
+namespace sparkdoc::checks {
 
 const CheckInfo& n2_mtu() {
   static constexpr CheckInfo kInfo{
@@ -105,7 +108,7 @@ const CheckInfo& n2_mtu() {
       .keywords =
           "mtu 9000 1500 jumbo frames roce rdma nccl slow busbw all_gather connectx "
           "twin ip link two sparks multi-node",
-      .run = &judge,
+      .run = &n2::judge,
   };
   return kInfo;
 }

@@ -17,7 +17,7 @@
 #include "core/strings.h"
 #include "facts/network.h"
 
-namespace sparkdoc::checks {
+namespace sparkdoc::checks::n3 {
 namespace {
 
 constexpr std::string_view kId = "N3";
@@ -106,6 +106,9 @@ Finding judge(const Snapshot& s, const Workload&, const facts::Platform&) {
 }
 
 }  // namespace
+}  // namespace sparkdoc::checks::n3
+
+namespace sparkdoc::checks {
 
 const CheckInfo& n3_link_rate() {
   static constexpr CheckInfo kInfo{
@@ -134,7 +137,7 @@ const CheckInfo& n3_link_rate() {
       .keywords =
           "link rate speed 200g 100g connectx cx7 ibstat port down half cable qsfp "
           "degraded slow ib_write_bw two sparks multi-node",
-      .run = &judge,
+      .run = &n3::judge,
   };
   return kInfo;
 }

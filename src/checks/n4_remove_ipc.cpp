@@ -15,7 +15,7 @@
 #include "checks/registry.h"
 #include "core/strings.h"
 
-namespace sparkdoc::checks {
+namespace sparkdoc::checks::n4 {
 namespace {
 
 constexpr std::string_view kId = "N4";
@@ -76,6 +76,9 @@ Finding judge(const Snapshot& s, const Workload&, const facts::Platform&) {
 }
 
 }  // namespace
+}  // namespace sparkdoc::checks::n4
+
+namespace sparkdoc::checks {
 
 const CheckInfo& n4_remove_ipc() {
   static constexpr CheckInfo kInfo{
@@ -104,7 +107,7 @@ const CheckInfo& n4_remove_ipc() {
       .keywords =
           "removeipc logind linger loginctl semaphore semlock filenotfounderror shm "
           "broadcast hang ssh session closed worker died multi-node",
-      .run = &judge,
+      .run = &n4::judge,
   };
   return kInfo;
 }

@@ -11,7 +11,7 @@
 #include "checks/registry.h"
 #include "core/strings.h"
 
-namespace sparkdoc::checks {
+namespace sparkdoc::checks::n5 {
 namespace {
 
 constexpr std::string_view kId = "N5";
@@ -56,6 +56,9 @@ Finding judge(const Snapshot& s, const Workload&, const facts::Platform&) {
 }
 
 }  // namespace
+}  // namespace sparkdoc::checks::n5
+
+namespace sparkdoc::checks {
 
 const CheckInfo& n5_nccl_conf() {
   static constexpr CheckInfo kInfo{
@@ -76,7 +79,7 @@ const CheckInfo& n5_nccl_conf() {
       .keywords =
           "nccl.conf nccl conf etc stale leftover nccl_ib_use_inline prepost settings "
           "image multi-node",
-      .run = &judge,
+      .run = &n5::judge,
   };
   return kInfo;
 }

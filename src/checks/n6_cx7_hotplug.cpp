@@ -7,7 +7,7 @@
 #include "checks/common.h"
 #include "checks/registry.h"
 
-namespace sparkdoc::checks {
+namespace sparkdoc::checks::n6 {
 namespace {
 
 constexpr std::string_view kId = "N6";
@@ -31,6 +31,9 @@ std::optional<std::string> applies(const Snapshot&, const facts::Platform& p) {
 }
 
 }  // namespace
+}  // namespace sparkdoc::checks::n6
+
+namespace sparkdoc::checks {
 
 const CheckInfo& n6_cx7_hotplug() {
   static constexpr CheckInfo kInfo{
@@ -47,8 +50,8 @@ const CheckInfo& n6_cx7_hotplug() {
       .fix = "Move the flag aside on both nodes (undo: move it back) and reboot both.",
       .source = "field 2026 §6: digchick/dgx-spark-200g-link-fix",
       .keywords = "hotplug hot-plug cx7 connectx flag 200g link train mlnx two sparks",
-      .run = &judge,
-      .applies = &applies,
+      .run = &n6::judge,
+      .applies = &n6::applies,
   };
   return kInfo;
 }

@@ -15,7 +15,7 @@ struct IsaCuda {
   int cuda;
 };
 
-constexpr std::array<IsaCuda, 8> kTable = {{
+constexpr std::array<IsaCuda, 8> kIsaCuda = {{
     {8, 7, 12080},
     {8, 8, 12090},
     {9, 0, 13000},
@@ -37,7 +37,7 @@ std::optional<int> cuda_for_ptx_isa(std::string_view isa) {
   int ma = static_cast<int>(*major);
   int mi = static_cast<int>(*minor);
   if (ma < 8 || (ma == 8 && mi < 7)) return 12080;
-  for (const IsaCuda& e : kTable) {
+  for (const IsaCuda& e : kIsaCuda) {
     if (e.major == ma && e.minor == mi) return e.cuda;
   }
   return std::nullopt;

@@ -14,7 +14,7 @@
 #include "facts/orphans.h"
 #include "facts/platform.h"
 
-namespace sparkdoc::checks {
+namespace sparkdoc::checks::s10 {
 namespace {
 
 Finding judge(const Snapshot& s, const Workload&, const facts::Platform& p) {
@@ -55,6 +55,9 @@ Finding judge(const Snapshot& s, const Workload&, const facts::Platform& p) {
 }
 
 }  // namespace
+}  // namespace sparkdoc::checks::s10
+
+namespace sparkdoc::checks {
 
 const CheckInfo& s10_orphaned_memory() {
   static constexpr CheckInfo kInfo{
@@ -79,7 +82,7 @@ const CheckInfo& s10_orphaned_memory() {
       .keywords =
           "orphaned orphan stale allocations killed container sigkill hbm missing "
           "memory leak driver cuda context reclaim",
-      .run = &judge,
+      .run = &s10::judge,
   };
   return kInfo;
 }

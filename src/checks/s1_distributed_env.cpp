@@ -21,7 +21,7 @@
 #include "facts/nodes.h"
 #include "facts/platform.h"
 
-namespace sparkdoc::checks {
+namespace sparkdoc::checks::s1 {
 namespace {
 
 Finding judge(const Snapshot& s, const Workload& w, const facts::Platform&) {
@@ -70,6 +70,9 @@ Finding judge(const Snapshot& s, const Workload& w, const facts::Platform&) {
 }
 
 }  // namespace
+}  // namespace sparkdoc::checks::s1
+
+namespace sparkdoc::checks {
 
 const CheckInfo& s1_distributed_env() {
   static constexpr CheckInfo kInfo{
@@ -96,7 +99,7 @@ const CheckInfo& s1_distributed_env() {
       .keywords =
           "world_size rank local_rank master_addr master_port nccl mpi ompi pmi environment "
           "variables hang init_process_group distributed single gpu rendezvous",
-      .run = &judge,
+      .run = &s1::judge,
   };
   return kInfo;
 }

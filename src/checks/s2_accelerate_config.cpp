@@ -18,7 +18,7 @@
 #include "facts/nodes.h"
 #include "facts/platform.h"
 
-namespace sparkdoc::checks {
+namespace sparkdoc::checks::s2 {
 namespace {
 
 bool is_off(std::string_view value) {
@@ -67,6 +67,9 @@ Finding judge(const Snapshot& s, const Workload& w, const facts::Platform&) {
 }
 
 }  // namespace
+}  // namespace sparkdoc::checks::s2
+
+namespace sparkdoc::checks {
 
 const CheckInfo& s2_accelerate_config() {
   static constexpr CheckInfo kInfo{
@@ -91,7 +94,7 @@ const CheckInfo& s2_accelerate_config() {
       .keywords =
           "accelerate config default_config.yaml fsdp deepspeed distributed_type multi_gpu "
           "cached trainer",
-      .run = &judge,
+      .run = &s2::judge,
   };
   return kInfo;
 }

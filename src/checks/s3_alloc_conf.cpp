@@ -17,7 +17,7 @@
 #include "facts/nodes.h"
 #include "facts/platform.h"
 
-namespace sparkdoc::checks {
+namespace sparkdoc::checks::s3 {
 namespace {
 
 Finding judge(const Snapshot& s, const Workload&, const facts::Platform& p) {
@@ -62,6 +62,9 @@ Finding judge(const Snapshot& s, const Workload&, const facts::Platform& p) {
 }
 
 }  // namespace
+}  // namespace sparkdoc::checks::s3
+
+namespace sparkdoc::checks {
 
 const CheckInfo& s3_alloc_conf() {
   static constexpr CheckInfo kInfo{
@@ -82,7 +85,7 @@ const CheckInfo& s3_alloc_conf() {
       .keywords =
           "fragmentation fragmented allocator expandable_segments max_split_size_mb "
           "pytorch_cuda_alloc_conf reserved large allocation",
-      .run = &judge,
+      .run = &s3::judge,
   };
   return kInfo;
 }

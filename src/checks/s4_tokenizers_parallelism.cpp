@@ -14,7 +14,7 @@
 #include "facts/nodes.h"
 #include "facts/platform.h"
 
-namespace sparkdoc::checks {
+namespace sparkdoc::checks::s4 {
 namespace {
 
 Finding judge(const Snapshot& s, const Workload&, const facts::Platform&) {
@@ -36,6 +36,9 @@ Finding judge(const Snapshot& s, const Workload&, const facts::Platform&) {
 }
 
 }  // namespace
+}  // namespace sparkdoc::checks::s4
+
+namespace sparkdoc::checks {
 
 const CheckInfo& s4_tokenizers_parallelism() {
   static constexpr CheckInfo kInfo{
@@ -54,7 +57,7 @@ const CheckInfo& s4_tokenizers_parallelism() {
       .keywords =
           "tokenizers parallelism fork forked deadlock dataset map num_proc hang dataloader "
           "workers",
-      .run = &judge,
+      .run = &s4::judge,
   };
   return kInfo;
 }

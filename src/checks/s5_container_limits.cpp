@@ -15,7 +15,7 @@
 #include "facts/gpu_users.h"
 #include "facts/platform.h"
 
-namespace sparkdoc::checks {
+namespace sparkdoc::checks::s5 {
 namespace {
 
 constexpr uint64_t kMinStackBytes = 67108864;  // 64 MiB: --ulimit stack=67108864 (000 §1)
@@ -90,6 +90,9 @@ Finding judge(const Snapshot& s, const Workload&, const facts::Platform&) {
 }
 
 }  // namespace
+}  // namespace sparkdoc::checks::s5
+
+namespace sparkdoc::checks {
 
 const CheckInfo& s5_container_limits() {
   static constexpr CheckInfo kInfo{
@@ -111,7 +114,7 @@ const CheckInfo& s5_container_limits() {
       .keywords =
           "ulimit memlock stack shm /dev/shm ipc bus error pinned memory docker run flags shared "
           "dataloader",
-      .run = &judge,
+      .run = &s5::judge,
   };
   return kInfo;
 }

@@ -15,7 +15,7 @@
 #include "facts/gpu_users.h"
 #include "facts/platform.h"
 
-namespace sparkdoc::checks {
+namespace sparkdoc::checks::s6 {
 namespace {
 
 Finding judge(const Snapshot& s, const Workload&, const facts::Platform&) {
@@ -62,6 +62,9 @@ Finding judge(const Snapshot& s, const Workload&, const facts::Platform&) {
 }
 
 }  // namespace
+}  // namespace sparkdoc::checks::s6
+
+namespace sparkdoc::checks {
 
 const CheckInfo& s6_vm_tunables() {
   static constexpr CheckInfo kInfo{
@@ -83,7 +86,7 @@ const CheckInfo& s6_vm_tunables() {
       .source = "000 §6",
       .keywords =
           "min_free_kbytes vfs_cache_pressure sysctl vm tunables page cache eviction restore",
-      .run = &judge,
+      .run = &s6::judge,
   };
   return kInfo;
 }

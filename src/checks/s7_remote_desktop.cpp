@@ -17,7 +17,7 @@
 #include "facts/gpu_users.h"
 #include "facts/platform.h"
 
-namespace sparkdoc::checks {
+namespace sparkdoc::checks::s7 {
 namespace {
 
 Finding judge(const Snapshot& s, const Workload&, const facts::Platform& p) {
@@ -69,6 +69,9 @@ Finding judge(const Snapshot& s, const Workload&, const facts::Platform& p) {
 }
 
 }  // namespace
+}  // namespace sparkdoc::checks::s7
+
+namespace sparkdoc::checks {
 
 const CheckInfo& s7_remote_desktop() {
   static constexpr CheckInfo kInfo{
@@ -87,7 +90,7 @@ const CheckInfo& s7_remote_desktop() {
           "stop gnome-remote-desktop.service for the system-mode daemon).",
       .source = "000 §6",
       .keywords = "gnome remote desktop grd rdp vnc cuda context 6gb desktop session",
-      .run = &judge,
+      .run = &s7::judge,
   };
   return kInfo;
 }

@@ -35,7 +35,7 @@
 #include "facts/platform.h"
 #include "facts/python.h"
 
-namespace sparkdoc::checks {
+namespace sparkdoc::checks::s8 {
 namespace {
 
 constexpr std::string_view kId = "S8";
@@ -159,6 +159,9 @@ Finding judge(const Snapshot& s, const Workload& w, const facts::Platform&) {
 }
 
 }  // namespace
+}  // namespace sparkdoc::checks::s8
+
+namespace sparkdoc::checks {
 
 const CheckInfo& s8_transformers() {
   static constexpr CheckInfo kInfo{
@@ -187,7 +190,7 @@ const CheckInfo& s8_transformers() {
       .keywords =
           "transformers nemotron nemotron-h nemotronh trust_remote_code remote code kv cache "
           "qwen3_5_moe unsloth pin version wrong output architecture not recognized",
-      .run = &judge,
+      .run = &s8::judge,
   };
   return kInfo;
 }

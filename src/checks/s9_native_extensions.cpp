@@ -16,7 +16,7 @@
 #include "checks/registry.h"
 #include "facts/platform.h"
 
-namespace sparkdoc::checks {
+namespace sparkdoc::checks::s9 {
 
 namespace {
 
@@ -56,6 +56,9 @@ Finding judge(const Snapshot& s, const Workload& w, const facts::Platform& p) {
 }
 
 }  // namespace
+}  // namespace sparkdoc::checks::s9
+
+namespace sparkdoc::checks {
 
 const CheckInfo& s9_native_extensions() {
   static constexpr CheckInfo kInfo{
@@ -97,7 +100,7 @@ const CheckInfo& s9_native_extensions() {
           "selective_scan causal-conv1d causal_conv1d bitsandbytes xformers vllm extension arch "
           "list ptx jit torch_cuda_arch_list audit sm120 only trap guard cudaErrorLaunchFailure "
           "enable_sm120_only",
-      .run = &judge,
+      .run = &s9::judge,
   };
   return kInfo;
 }

@@ -18,10 +18,6 @@ constexpr size_t kStateWidth = 7;
 // "NN. " + title + state: where a step's detail starts.
 constexpr size_t kDetailColumn = 4 + kTitleWidth + kStateWidth + 1;
 
-std::string gb(uint64_t bytes) {
-  return format_gb(bytes);
-}
-
 std::string state_word(StepState state) {
   switch (state) {
     case StepState::kWould:
@@ -79,16 +75,18 @@ std::string render_clean_header(const CleanReport& r) {
 std::string render_clean_footer(const CleanReport& r) {
   std::string out = "\n";
   if (r.after) {
-    out += fmt::format("Page cache {} -> {}; available {} -> {}\n", gb(r.before.page_cache_bytes),
-                       gb(r.after->page_cache_bytes), gb(r.before.mem_available_bytes),
-                       gb(r.after->mem_available_bytes));
+    out += fmt::format("Page cache {} -> {}; available {} -> {}\n",
+                       format_gb(r.before.page_cache_bytes), format_gb(r.after->page_cache_bytes),
+                       format_gb(r.before.mem_available_bytes),
+                       format_gb(r.after->mem_available_bytes));
   }
   if (r.verdict && r.verdict->headroom_bytes && !r.dry_run) {
-    out += wrap_text(fmt::format("Verdict: {}: headroom {} against {} ({}); {}",
-                                 r.verdict->pass ? "ready" : "NOT ENOUGH",
-                                 format_gb(*r.verdict->headroom_bytes), gb(r.verdict->need.bytes),
-                                 r.verdict->need.source, r.verdict->rule),
-                     kWidth, 2) +
+    out += wrap_text(
+               fmt::format("Verdict: {}: headroom {} against {} ({}); {}",
+                           r.verdict->pass ? "ready" : "NOT ENOUGH",
+                           format_gb(*r.verdict->headroom_bytes), format_gb(r.verdict->need.bytes),
+                           r.verdict->need.source, r.verdict->rule),
+               kWidth, 2) +
            "\n";
   }
   if (r.dry_run) {

@@ -38,7 +38,7 @@ std::string dump(const nlohmann::json& j) {
 
 // Text mode: each step as it finishes on stdout, what a slow step is doing on stderr (so the
 // report on stdout stays clean).
-class Printer : public clean::Observer {
+class CleanPrinter : public clean::Observer {
  public:
   void started(const clean::CleanReport& report) override {
     std::cout << clean::render_clean_header(report) << std::flush;
@@ -125,7 +125,7 @@ int run_clean(const CleanFlags& flags) {
   options.no_gpu = flags.no_gpu;
   if (cap) options.cap_clocks = **cap;
 
-  Printer printer;
+  CleanPrinter printer;
   clean::CleanReport report = clean::clean(options, recorded, flags.json ? nullptr : &printer);
   if (flags.json) {
     std::cout << dump(clean::render_clean_json(report)) << "\n";

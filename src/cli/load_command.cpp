@@ -73,9 +73,9 @@ class LoadProgress {
 };
 
 // Text mode: the progress line on a terminal while a run goes, each run's line with --bench.
-class Printer : public load::Observer {
+class LoadPrinter : public load::Observer {
  public:
-  Printer(bool tty, bool bench) : tty_(tty), bench_(bench) {}
+  LoadPrinter(bool tty, bool bench) : tty_(tty), bench_(bench) {}
   void run_starting(const std::atomic<uint64_t>& done, uint64_t total_bytes) override {
     line_.emplace(done, total_bytes, tty_);
   }
@@ -121,7 +121,7 @@ int run_load(const LoadFlags& flags) {
   request.drop_caches = flags.drop_caches;
   request.verify = flags.verify;
 
-  Printer printer(::isatty(STDERR_FILENO) == 1, flags.bench);
+  LoadPrinter printer(::isatty(STDERR_FILENO) == 1, flags.bench);
   auto loaded = load::load_checkpoint(request, flags.json ? nullptr : &printer);
   if (!loaded) return fail_with(flags, loaded.error().message);
   if (flags.json) {

@@ -248,7 +248,7 @@ std::optional<Values> packages(const Snapshot& s) {
 // ---- the launch environment
 
 // Every rank must agree on these: the rendezvous and NCCL's choice of transport and protocol.
-constexpr auto kMustAgree = std::to_array<std::string_view>({
+constexpr auto kMustAgreeNames = std::to_array<std::string_view>({
     "WORLD_SIZE",
     "NNODES",
     "GROUP_WORLD_SIZE",
@@ -263,7 +263,7 @@ constexpr auto kMustAgree = std::to_array<std::string_view>({
     "NCCL_ALGO",
 });
 // Different on every node by design, or only what is logged.
-constexpr auto kPerNode = std::to_array<std::string_view>({
+constexpr auto kPerNodeNames = std::to_array<std::string_view>({
     "RANK",
     "LOCAL_RANK",
     "NODE_RANK",
@@ -272,7 +272,7 @@ constexpr auto kPerNode = std::to_array<std::string_view>({
     "NCCL_DEBUG_FILE",
 });
 // Names of this node's devices: they may rightly differ (interface names, cabling).
-constexpr auto kDeviceNames = std::to_array<std::string_view>({
+constexpr auto kDeviceNameVars = std::to_array<std::string_view>({
     "NCCL_IB_HCA",
     "NCCL_SOCKET_IFNAME",
     "NCCL_IB_GID_INDEX",
@@ -286,9 +286,9 @@ bool listed(const std::array<std::string_view, N>& names, std::string_view name)
 enum class EnvKind { kMustAgree, kPerNode, kDeviceNames, kOther };
 
 EnvKind env_kind(std::string_view name) {
-  if (listed(kMustAgree, name)) return EnvKind::kMustAgree;
-  if (listed(kPerNode, name)) return EnvKind::kPerNode;
-  if (listed(kDeviceNames, name)) return EnvKind::kDeviceNames;
+  if (listed(kMustAgreeNames, name)) return EnvKind::kMustAgree;
+  if (listed(kPerNodeNames, name)) return EnvKind::kPerNode;
+  if (listed(kDeviceNameVars, name)) return EnvKind::kDeviceNames;
   return EnvKind::kOther;
 }
 

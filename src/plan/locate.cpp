@@ -24,7 +24,7 @@ std::string locate_model(const std::string& model, const std::vector<std::string
       model.front() == '.') {
     return model;
   }
-  auto parts = split(model, '/');
+  auto parts = sparkdoc::split(model, '/');
   if (parts.size() != 2) return model;
   std::string entry = fmt::format("models--{}--{}", parts[0], parts[1]);
   for (const auto& r : roots) {
@@ -35,7 +35,7 @@ std::string locate_model(const std::string& model, const std::vector<std::string
 
 std::optional<std::string> locate_revision(const std::string& model, const std::string& revision,
                                            const std::vector<std::string>& roots) {
-  auto parts = split(model, '/');
+  auto parts = sparkdoc::split(model, '/');
   if (parts.size() != 2 || revision.empty() || contains(revision, "/") ||
       contains(revision, "..")) {
     return std::nullopt;

@@ -31,9 +31,9 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using testing::kBuilt;
 using ::testing::Not;
 
-const std::string kBuilt = AUDIT_FIXTURE_DIR;
 const std::string kCommitted = std::string(SPARKDOC_FIXTURES) + "/audit/arch";
 
 const elf::Architecture& other_architecture() {
@@ -173,8 +173,12 @@ TEST_P(EachArchitecture, GivesTheVerdictsOfTheSameTreeBuiltForThisHost) {
     if (p.key == "flash-attn") {
       EXPECT_EQ(p.gpu, checks::CodeRuns::kDoesNotRun) << "sm_90 only";
     }
-    if (p.key == "vllm") EXPECT_TRUE(p.nvfp4) << "sm_120f";
-    if (p.key == "torch") EXPECT_EQ(p.gpu, checks::CodeRuns::kSass);
+    if (p.key == "vllm") {
+      EXPECT_TRUE(p.nvfp4) << "sm_120f";
+    }
+    if (p.key == "torch") {
+      EXPECT_EQ(p.gpu, checks::CodeRuns::kSass);
+    }
   }
 
   std::vector<checks::Finding> their_findings = findings(theirs);
@@ -266,7 +270,9 @@ TEST(ForeignArchitecture, OneForeignExtensionAmongNativeOnes) {
   const checks::NativeVerdict v = judged(facts);
   EXPECT_EQ(v.foreign_files, 1u);
   for (const checks::PackageVerdict& p : v.packages) {
-    if (p.key == "torch") EXPECT_EQ(p.gpu, checks::CodeRuns::kSass);
+    if (p.key == "torch") {
+      EXPECT_EQ(p.gpu, checks::CodeRuns::kSass);
+    }
     if (p.key != "flash-attn") continue;
     ASSERT_EQ(p.notes.size(), 1u);
     EXPECT_EQ(p.notes[0].severity, checks::Severity::kWarn)
@@ -276,7 +282,7 @@ TEST(ForeignArchitecture, OneForeignExtensionAmongNativeOnes) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Committed, EachArchitecture, ::testing::Values("aarch64", "x86_64"),
-                         [](const auto& info) { return std::string(info.param); });
+                         [](const auto& param_info) { return std::string(param_info.param); });
 
 // The loader's cache and default directories of one architecture, on a machine laid out with
 // both architectures' libraries.
@@ -371,7 +377,7 @@ TEST_P(LoaderSearch, AFileOfAnotherMachineIsPassedOver) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Committed, LoaderSearch, ::testing::Values("aarch64", "x86_64"),
-                         [](const auto& info) { return std::string(info.param); });
+                         [](const auto& param_info) { return std::string(param_info.param); });
 
 TEST(ElfMachine, ReadFromTheCommittedFiles) {
   auto a = elf::read_elf_machine(kCommitted + "/aarch64/ext_sm120.so");

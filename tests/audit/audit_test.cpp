@@ -33,8 +33,7 @@ using checks::NoteTopic;
 using checks::PackageVerdict;
 using checks::Severity;
 using ::testing::HasSubstr;
-
-const std::string kBuilt = AUDIT_FIXTURE_DIR;
+using testing::kBuilt;
 
 class AuditTree : public ::testing::Test, public testing::SiteTree {
  protected:

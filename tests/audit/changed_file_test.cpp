@@ -27,6 +27,7 @@
 #include "elf/libelf_hook.h"
 #include "elf/mapped_read.h"
 #include "report/audit.h"
+#include "site_layout.h"
 
 namespace sparkdoc::audit {
 namespace {
@@ -35,8 +36,7 @@ namespace fs = std::filesystem;
 using elf::testing::at_next;
 using elf::testing::LibelfStep;
 using ::testing::HasSubstr;
-
-const std::string kBuilt = AUDIT_FIXTURE_DIR;
+using testing::kBuilt;
 
 std::string file_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -31,8 +31,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
-
-const std::string kBuilt = AUDIT_FIXTURE_DIR;
+using testing::kBuilt;
 
 class CachedAudit : public ::testing::Test, public testing::SiteTree {
  protected:
@@ -179,7 +178,9 @@ TEST_F(CachedAudit, WhatChangedInTheIndexIsReadAgain) {
   bool deep = false;
   for (const NativeFile& f : cached.files) {
     if (f.file == "vllm/kernels/deep/_moe.so") deep = f.package == "vllm";
-    if (f.file == "jitpkg/_ext.so") EXPECT_EQ(f.package, "newpkg");
+    if (f.file == "jitpkg/_ext.so") {
+      EXPECT_EQ(f.package, "newpkg");
+    }
   }
   EXPECT_TRUE(deep);
 }

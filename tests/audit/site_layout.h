@@ -13,6 +13,9 @@
 
 namespace sparkdoc::audit::testing {
 
+// The folder tests/audit/CMakeLists.txt builds those shared objects into.
+inline const std::string kBuilt = AUDIT_FIXTURE_DIR;
+
 // A site-packages folder at machine path site_ under the test's folder root_, filled with files
 // of its own and copies of the shared objects in built_.
 class SiteTree {

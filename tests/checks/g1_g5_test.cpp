@@ -288,7 +288,7 @@ TEST(G3UmaHeadroom, Gb10WithoutNeedIsInfoFromMeminfo) {
 
 TEST(G3UmaHeadroom, NeedAboveHeadroomFailsWithGap) {
   Snapshot s = gb10_snapshot();
-  Finding f = run_one("G3", s, Workload{120 * kGB, {}, {}});
+  Finding f = run_one("G3", s, Workload{.need_bytes = 120 * kGB});
   EXPECT_EQ(f.verdict, Verdict::kFail);
   EXPECT_THAT(f.detail, HasSubstr("need 120.0 GB but headroom is 112.8 GB"));
   EXPECT_THAT(f.detail, HasSubstr("7.2 GB short"));
@@ -305,13 +305,13 @@ TEST(G3UmaHeadroom, FailNamesGpuProcessesHoldingMemory) {
   p.used_bytes = uint64_t{20 * kGB};
   nvml_device(s).processes->push_back(p);
   s.processes->servers.push_back({4242, "vllm", "vllm serve Qwen/Qwen3-32B"});
-  Finding f = run_one("G3", s, Workload{120 * kGB, {}, {}});
+  Finding f = run_one("G3", s, Workload{.need_bytes = 120 * kGB});
   EXPECT_EQ(f.verdict, Verdict::kFail);
   EXPECT_THAT(f.detail, HasSubstr("GPU processes hold 20.0 GB (pid 4242 (vllm) 20.0 GB)"));
 }
 
 TEST(G3UmaHeadroom, NeedThatOnlyFitsByEvictingPageCacheWarns) {
-  Finding f = run_one("G3", gb10_snapshot(), Workload{110 * kGB, {}, {}});
+  Finding f = run_one("G3", gb10_snapshot(), Workload{.need_bytes = 110 * kGB});
   EXPECT_EQ(f.verdict, Verdict::kWarn);
   EXPECT_EQ(f.detail,
             "0.9 GB of page cache would be taken from a 112.8 GB budget (reclaimable: sparkdoc "
@@ -319,7 +319,7 @@ TEST(G3UmaHeadroom, NeedThatOnlyFitsByEvictingPageCacheWarns) {
 }
 
 TEST(G3UmaHeadroom, NeedThatFitsInFreeMemoryPasses) {
-  Finding f = run_one("G3", gb10_snapshot(), Workload{70 * kGB, {}, {}});
+  Finding f = run_one("G3", gb10_snapshot(), Workload{.need_bytes = 70 * kGB});
   EXPECT_EQ(f.verdict, Verdict::kPass);
   EXPECT_THAT(f.detail, HasSubstr("need 70.0 GB, headroom 112.8 GB"));
 }
@@ -329,17 +329,17 @@ TEST(G3UmaHeadroom, HugepagesRuleNeverBlamesPageCache) {
   meminfo(s).hugepages_total = 40'000;
   meminfo(s).hugepages_free = 30'000;  // 62.9 GB, 54.3 GB after the floor
   meminfo(s).mem_free_bytes = 1 * kGB;
-  EXPECT_EQ(run_one("G3", s, Workload{50 * kGB, {}, {}}).verdict, Verdict::kPass);
-  EXPECT_EQ(run_one("G3", s, Workload{60 * kGB, {}, {}}).verdict, Verdict::kFail);
+  EXPECT_EQ(run_one("G3", s, Workload{.need_bytes = 50 * kGB}).verdict, Verdict::kPass);
+  EXPECT_EQ(run_one("G3", s, Workload{.need_bytes = 60 * kGB}).verdict, Verdict::kFail);
   EXPECT_THAT(run_one("G3", s).detail, HasSubstr("in free hugepages"));
 }
 
 TEST(G3UmaHeadroom, SwapRaisesHeadroom) {
   Snapshot s = gb10_snapshot();
-  EXPECT_EQ(run_one("G3", s, Workload{120 * kGB, {}, {}}).verdict, Verdict::kFail);
+  EXPECT_EQ(run_one("G3", s, Workload{.need_bytes = 120 * kGB}).verdict, Verdict::kFail);
   meminfo(s).swap_free_bytes = 16 * kGB;
   meminfo(s).swap_total_bytes = 16 * kGB;
-  EXPECT_EQ(run_one("G3", s, Workload{120 * kGB, {}, {}}).verdict, Verdict::kPass);
+  EXPECT_EQ(run_one("G3", s, Workload{.need_bytes = 120 * kGB}).verdict, Verdict::kPass);
 }
 
 TEST(G3UmaHeadroom, MissingMeminfoSkipsWithReason) {
@@ -359,10 +359,10 @@ TEST(G3UmaHeadroom, H200WithoutNeedIsInfoOnGpuMemory) {
 
 TEST(G3UmaHeadroom, H200NeedAboveFreeFailsAndBelowPasses) {
   Snapshot s = h200_snapshot();
-  Finding fail = run_one("G3", s, Workload{160 * kGB, {}, {}});
+  Finding fail = run_one("G3", s, Workload{.need_bytes = 160 * kGB});
   EXPECT_EQ(fail.verdict, Verdict::kFail);
   EXPECT_THAT(fail.detail, HasSubstr("9.9 GB short"));
-  EXPECT_EQ(run_one("G3", s, Workload{100 * kGB, {}, {}}).verdict, Verdict::kPass);
+  EXPECT_EQ(run_one("G3", s, Workload{.need_bytes = 100 * kGB}).verdict, Verdict::kPass);
 }
 
 TEST(G3UmaHeadroom, H200UnreadGpuMemorySkips) {

@@ -19,6 +19,7 @@ using testing::python_env;
 using testing::run_one;
 using testing::set_dist;
 using testing::torch_info;
+using testing::with_command;
 
 void add_gpu_process(Snapshot& s, uint32_t pid, uint64_t bytes) {
   gpu::GpuProcess p;
@@ -31,12 +32,6 @@ void add_gpu_process(Snapshot& s, uint32_t pid, uint64_t bytes) {
 void add_holder(Snapshot& s, int pid, std::string comm) {
   s.processes->gpu_holders.push_back(
       {pid, std::move(comm), "", {"/dev/nvidia0", "/dev/nvidiactl"}});
-}
-
-Workload with_command(std::string command) {
-  Workload w;
-  w.command = std::move(command);
-  return w;
 }
 
 Workload with_playbook(std::string name) {

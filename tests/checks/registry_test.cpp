@@ -162,7 +162,9 @@ TEST(RunChecks, ReplayedSnapshotJudgesTheSame) {
 }
 
 TEST(RunChecks, EmptySnapshotNeverFailsInternally) {
-  for (const auto& f : run_checks(Snapshot{}, Workload{uint64_t{1}, "unsloth", "x --tp 2"})) {
+  for (const auto& f : run_checks(
+           Snapshot{},
+           Workload{.need_bytes = uint64_t{1}, .playbook = "unsloth", .command = "x --tp 2"})) {
     EXPECT_THAT(f.detail, ::testing::Not(HasSubstr("internal error"))) << f.id;
     EXPECT_FALSE(f.detail.empty()) << f.id;
   }

@@ -15,6 +15,7 @@ using testing::nvml_device;
 using testing::python_env;
 using testing::run_one;
 using testing::set_dist;
+using testing::with_command;
 
 sys::AccelerateConfig accelerate(std::string type) {
   sys::AccelerateConfig c;
@@ -22,12 +23,6 @@ sys::AccelerateConfig accelerate(std::string type) {
   c.distributed_type = std::move(type);
   c.num_processes = 1;
   return c;
-}
-
-Workload with_command(std::string command) {
-  Workload w;
-  w.command = std::move(command);
-  return w;
 }
 
 // S1

@@ -329,6 +329,12 @@ void set_dist(Snapshot& s, std::string_view name, std::string version) {
   python_env(s).packages[pep503_name(name)] = d;
 }
 
+Workload with_command(std::string command) {
+  Workload w;
+  w.command = std::move(command);
+  return w;
+}
+
 Finding run_one(std::string_view id, const Snapshot& s, const Workload& w) {
   const CheckInfo* info = find_check(id);
   if (!info) throw std::invalid_argument("no check " + std::string(id));

@@ -31,6 +31,9 @@ pyenv::TorchInfo& torch_info(Snapshot& s, size_t index = 0);
 sys::MemInfo& meminfo(Snapshot& s);
 void set_dist(Snapshot& s, std::string_view name, std::string version);
 
+// A workload whose command line is `command`.
+Workload with_command(std::string command);
+
 // Runs one check from the table on the snapshot's classified platform.
 Finding run_one(std::string_view id, const Snapshot& s, const Workload& w = {});
 

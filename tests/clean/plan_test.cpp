@@ -17,7 +17,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-Snapshot load(const std::string& name) {
+Snapshot load_fixture(const std::string& name) {
   return snapshot_from_text(testing::slurp(std::string(SPARKDOC_FIXTURES) + "/snapshots/" + name))
       .value();
 }
@@ -27,7 +27,7 @@ mem::MemReport account_of(const Snapshot& s) {
 }
 
 TEST(CleanPlan, SkipsAndWouldsFromTheSnapshot) {
-  Snapshot s = load("gb10-three-killed-containers.json");
+  Snapshot s = load_fixture("gb10-three-killed-containers.json");
   mem::MemReport r = account_of(s);
   CleanReport plan = plan_clean(s, r, CleanRequest{});
   ASSERT_EQ(plan.steps.size(), 11u);
@@ -56,7 +56,7 @@ TEST(CleanPlan, SkipsAndWouldsFromTheSnapshot) {
 }
 
 TEST(CleanPlan, SwapResetNeedsRoomInRam) {
-  Snapshot s = load("gb10-power-capped.json");  // 16 GB of swap, 0.2 GB used
+  Snapshot s = load_fixture("gb10-power-capped.json");  // 16 GB of swap, 0.2 GB used
   mem::MemReport r = account_of(s);
   EXPECT_EQ(plan_clean(s, r, CleanRequest{}).step(StepId::kSwapReset).state, StepState::kWould);
   s.meminfo->swap_free_bytes = s.meminfo->swap_total_bytes;

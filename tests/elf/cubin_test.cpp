@@ -11,14 +11,11 @@
 namespace sparkdoc::elf {
 namespace {
 
+using testing::as_bytes;
 using testing::build_cubin;
 using testing::compat_records;
 using testing::CubinSpec;
 using ::testing::HasSubstr;
-
-std::span<const std::byte> as_bytes(const std::string& s) {
-  return std::as_bytes(std::span(s.data(), s.size()));
-}
 
 Result<CubinInfo> inspect(const CubinSpec& spec) {
   const std::string image = build_cubin(spec);

@@ -2,10 +2,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <cstdio>
-#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <random>
@@ -13,6 +10,7 @@
 
 #include "elf_image.h"
 #include "golden.h"
+#include "temp_file.h"
 
 namespace sparkdoc::elf {
 namespace {
@@ -21,36 +19,11 @@ using ::testing::ElementsAre;
 using testing::ElfImage;
 using testing::ElfImageSpec;
 using ::testing::HasSubstr;
+using testing::TempFile;
 
 constexpr int64_t kNeeded = 1, kSoname = 14, kRpath = 15, kRunpath = 29;
 
 using sparkdoc::testing::slurp;
-
-// A file under the test's temporary folder holding `bytes`, removed when the object goes.
-class TempFile {
- public:
-  explicit TempFile(const std::string& bytes) {
-    std::string pattern = ::testing::TempDir() + "elf_test_XXXXXX";
-    int fd = ::mkstemp(pattern.data());
-    if (fd >= 0) {
-      path_ = pattern;
-      size_t written = 0;
-      while (written < bytes.size()) {
-        ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
-        if (n <= 0) break;
-        written += static_cast<size_t>(n);
-      }
-      ::close(fd);
-    }
-  }
-  ~TempFile() {
-    if (!path_.empty()) std::remove(path_.c_str());
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 ElfImageSpec cuda13_spec(bool is_64, bool big_endian) {
   ElfImageSpec spec;

@@ -3,12 +3,19 @@
 // ptxas 12.8's e_flags 'a' bit, broken sizes) and for tests on machines without nvcc.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 namespace sparkdoc::elf::testing {
+
+// The bytes of an image, as the readers take them.
+inline std::span<const std::byte> as_bytes(const std::string& s) {
+  return std::as_bytes(std::span(s.data(), s.size()));
+}
 
 inline void put_le(std::string& out, size_t at, uint64_t value, int bytes) {
   if (out.size() < at + static_cast<size_t>(bytes)) out.resize(at + static_cast<size_t>(bytes));

@@ -16,6 +16,7 @@
 namespace sparkdoc::elf {
 namespace {
 
+using testing::as_bytes;
 using testing::build_container;
 using testing::build_cubin;
 using testing::build_host_elf;
@@ -28,10 +29,6 @@ using testing::HostSection;
 using testing::ptx_entry;
 using testing::put_le;
 using testing::TempFile;
-
-std::span<const std::byte> as_bytes(const std::string& s) {
-  return std::as_bytes(std::span(s.data(), s.size()));
-}
 
 Result<GpuCode> parse(const std::string& bytes, uint64_t base = 0) {
   return parse_fatbin_section(as_bytes(bytes), FatbinSection::kFatbinFile, base);

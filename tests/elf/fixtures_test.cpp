@@ -21,10 +21,6 @@ namespace {
 
 using ::testing::HasSubstr;
 
-constexpr ComputeCapability kGb10{12, 1};
-constexpr ComputeCapability kRtx5090{12, 0};
-constexpr ComputeCapability kH100{9, 0};
-
 std::string fixture(const std::string& name) {
   return std::string(SPARKDOC_FIXTURES) + "/elf/" + name;
 }

@@ -22,26 +22,26 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
-std::string fixture(const std::string& name) {
+std::string fixture_file(const std::string& name) {
   return std::string(SPARKDOC_FIXTURES) + "/elf/" + name;
 }
 
 // Every container's guarded targets, read from the file as the audit reads it.
 std::vector<GpuTarget> guarded_in(const std::string& name) {
-  GuardScanner scanner(fixture(name));
+  GuardScanner scanner(fixture_file(name));
   std::vector<GpuTarget> out;
-  auto kind = scan_gpu_code(fixture(name), [&](const FatbinContainer*,
-                                               std::span<const FatbinEntry> entries) {
-    auto found = scanner.sm120_only_targets(entries);
-    ASSERT_TRUE(found) << found.error().message;
-    out.insert(out.end(), found->begin(), found->end());
-  });
+  auto kind = scan_gpu_code(fixture_file(name),
+                            [&](const FatbinContainer*, std::span<const FatbinEntry> entries) {
+                              auto found = scanner.sm120_only_targets(entries);
+                              ASSERT_TRUE(found) << found.error().message;
+                              out.insert(out.end(), found->begin(), found->end());
+                            });
   EXPECT_TRUE(kind) << kind.error().message;
   return out;
 }
 
 std::vector<std::byte> image_of(const std::string& name) {
-  const std::string text = sparkdoc::testing::slurp(fixture(name));
+  const std::string text = sparkdoc::testing::slurp(fixture_file(name));
   std::vector<std::byte> bytes(text.size());
   std::memcpy(bytes.data(), text.data(), text.size());
   return bytes;
@@ -130,7 +130,7 @@ TEST(Sm120OnlyGuard, DamagedOrForgedPayloadsAreErrors) {
 }
 
 TEST(Sm120OnlyGuard, AMissingFileIsAnError) {
-  GuardScanner scanner(fixture("no-such.so"));
+  GuardScanner scanner(fixture_file("no-such.so"));
   FatbinEntry e;
   e.kind = EntryKind::kElf;
   e.arch = 121;

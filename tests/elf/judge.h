@@ -24,6 +24,11 @@ using checks::GpuCodeVerdict;
 using checks::ptx_jit_runs_on;
 using checks::sass_runs_on;
 
+// The devices the tests judge for.
+inline constexpr ComputeCapability kGb10{12, 1};
+inline constexpr ComputeCapability kRtx5090{12, 0};
+inline constexpr ComputeCapability kH100{9, 0};
+
 inline GpuCodeVerdict judge(const GpuCode& code, ComputeCapability device) {
   return checks::judge_gpu_code(gpu_code_facts(code), device);
 }

@@ -66,7 +66,9 @@ TEST(LdCache, MalformedTablesAreErrorsNeverCrashes) {
   std::string good = new_cache({{kLdCacheX86_64, "libz.so.1", "/usr/lib/libz.so.1", 0}});
   for (size_t n = 0; n < good.size(); ++n) {
     auto parsed = parse_ld_cache(good.substr(0, n));
-    if (n < good.size()) EXPECT_FALSE(parsed && !parsed->empty() && n < 48) << n;
+    if (n < good.size()) {
+      EXPECT_FALSE(parsed && !parsed->empty() && n < 48) << n;
+    }
   }
   EXPECT_FALSE(parse_ld_cache("garbage"));
   std::string huge = good;

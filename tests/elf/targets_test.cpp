@@ -19,9 +19,6 @@ using ::testing::ElementsAre;
 using testing::EntrySpec;
 using testing::ptx_entry;
 
-constexpr ComputeCapability kGb10{12, 1};
-constexpr ComputeCapability kRtx5090{12, 0};
-constexpr ComputeCapability kH100{9, 0};
 constexpr ComputeCapability kB200{10, 0};
 constexpr ComputeCapability kB300{10, 3};
 

@@ -116,7 +116,9 @@ TEST(NetNamespace, VethPairAtTwoMtus) {
   EXPECT_EQ(small.operstate, "up");
   EXPECT_EQ(big.carrier, true);
   // veth reports 10000 Mb/s since Linux 4.x; older kernels say -1 (none).
-  if (big.speed_mbps) EXPECT_GT(*big.speed_mbps, 0);
+  if (big.speed_mbps) {
+    EXPECT_GT(*big.speed_mbps, 0);
+  }
   // sysfs has no device link for a virtual interface: ethtool names veth's driver, sysfs none.
   EXPECT_EQ(big.driver, "");
   EXPECT_EQ(big.pci_address, "");

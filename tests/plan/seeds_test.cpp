@@ -11,8 +11,8 @@
 namespace sparkdoc::plan {
 namespace {
 
-Plan make(const std::string& name, const sparkdoc::testing::ModelFixture& m,
-          const PlanRequest& req) {
+Plan seed_plan(const std::string& name, const sparkdoc::testing::ModelFixture& m,
+               const PlanRequest& req) {
   return sparkdoc::testing::plan_fixture(name, m, req, 14);
 }
 
@@ -38,7 +38,7 @@ double gib(uint64_t bytes) {
 // max_memory_reserved in GiB (its notebooks print reserved bytes / 1024^3 as "GB"), so it is
 // compared with peak_reserved: the budget less the CUDA context.
 TEST(PlanSeeds, Qwen35At001sConfigurationMatchesItsFootprint) {
-  auto p = make("qwen35_001", sparkdoc::testing::qwen35_moe(false), seed001(2048));
+  auto p = seed_plan("qwen35_001", sparkdoc::testing::qwen35_moe(false), seed001(2048));
   EXPECT_EQ(p.trainable, 931'102'720u);  // r=16: half of 001's r=32 count less the shared expert
   EXPECT_NEAR(gib(p.budget.peak_reserved), 74.0, 7.4) << render_plan_text(p);
   EXPECT_EQ(p.budget.cuda_context, 8'000'000'000u);
@@ -55,7 +55,7 @@ TEST(PlanSeeds, Qwen35At001sConfigurationMatchesItsFootprint) {
   // ... and 001's eager loader's ~72 GB peak (5 GB of shard + 67 GB of tensors) does.
   auto eager = seed001(2048);
   eager.setup.loader = LoadMethod::kSparkdoc;
-  auto q = make("qwen35_001_loader", sparkdoc::testing::qwen35_moe(false), eager);
+  auto q = seed_plan("qwen35_001_loader", sparkdoc::testing::qwen35_moe(false), eager);
   judge_fit(q, {119'000'000'000, "001"});
   EXPECT_TRUE(q.fit.fits);
   EXPECT_NEAR(static_cast<double>(q.budget.load_peak - q.budget.cuda_context) / 1e9, 72.0, 7.2);
@@ -65,12 +65,12 @@ TEST(PlanSeeds, Qwen35At001sConfigurationMatchesItsFootprint) {
 // this model does not reproduce it: it needs more than at 2048, but not more than a healthy
 // GB10 has. Only eager attention's seq^2 scores come close; which attention 001 ran is not said.
 TEST(PlanSeeds, Qwen35At001sLongSequence) {
-  auto at2k = make("qwen35_001_2k", sparkdoc::testing::qwen35_moe(false), seed001(2048));
-  auto at8k = make("qwen35_001_8k", sparkdoc::testing::qwen35_moe(false), seed001(8192));
+  auto at2k = seed_plan("qwen35_001_2k", sparkdoc::testing::qwen35_moe(false), seed001(2048));
+  auto at8k = seed_plan("qwen35_001_8k", sparkdoc::testing::qwen35_moe(false), seed001(8192));
   EXPECT_GT(at8k.budget.need, at2k.budget.need + 12'000'000'000u);
   auto eager = seed001(8192);
   eager.setup.attention = Attention::kEager;
-  auto e = make("qwen35_001_8k_eager", sparkdoc::testing::qwen35_moe(false), eager);
+  auto e = seed_plan("qwen35_001_8k_eager", sparkdoc::testing::qwen35_moe(false), eager);
   // One layer's 2 x 16 x 8192^2 scores at 8 B each while it is recomputed.
   EXPECT_EQ(e.budget.activations.attention_scores, uint64_t{8} * 2 * 16 * 8192 * 8192);
   EXPECT_GT(e.budget.need, at8k.budget.need);
@@ -84,7 +84,7 @@ TEST(PlanSeeds, Qwen35RunTimeOnGb10) {
   auto req = seed001(2048);
   req.hardware = gb10_hardware();
   req.run = {271, 3, 4, 0};
-  auto p = make("qwen35_001_time", sparkdoc::testing::qwen35_moe(false), req);
+  auto p = seed_plan("qwen35_001_time", sparkdoc::testing::qwen35_moe(false), req);
   ASSERT_TRUE(p.time.known);
   EXPECT_EQ(p.time.steps, 102u);
   EXPECT_EQ(p.time.grad_accum, 4u);
@@ -99,15 +99,15 @@ TEST(PlanSeeds, Qwen35RunTimeOnGb10) {
   EXPECT_EQ(format_duration(2 * 3600 + 24 * 60), "2 h 24 min");
   EXPECT_EQ(format_duration(42), "42.0 s");
   // Without hardware figures there is no estimate.
-  auto none = make("qwen35_001_notime", sparkdoc::testing::qwen35_moe(false), seed001(2048));
+  auto none = seed_plan("qwen35_001_notime", sparkdoc::testing::qwen35_moe(false), seed001(2048));
   EXPECT_FALSE(none.time.known);
 }
 
 TEST(PlanSeeds, QloraLoadsWorseThanBf16OnUnifiedMemory) {
-  auto bf16 = make("qwen35_bf16_load", sparkdoc::testing::qwen35_moe(false), seed001(2048));
+  auto bf16 = seed_plan("qwen35_bf16_load", sparkdoc::testing::qwen35_moe(false), seed001(2048));
   auto qreq = seed001(2048);
   qreq.training = Training::kQlora;
-  auto q = make("qwen35_qlora_load", sparkdoc::testing::qwen35_moe(false), qreq);
+  auto q = seed_plan("qwen35_qlora_load", sparkdoc::testing::qwen35_moe(false), qreq);
   EXPECT_LT(q.budget.weights, bf16.budget.weights);
   // 001: QLoRA ran out of memory earlier in the load than bf16 did.
   EXPECT_GT(q.budget.load_peak_mmap, bf16.budget.load_peak_mmap);
@@ -129,7 +129,7 @@ TEST(PlanSeeds, NemotronAt000sConfigurationMatchesItsBudget) {
   req.setup.optimizer = Optimizer::kAdamW8bit;
   req.setup.cuda_context_bytes = default_constants().gb10_cuda_context_bytes;
   req.cuda_context_source = "GB10";
-  auto p = make("nemotron_000", sparkdoc::testing::nemotron_h(false), req);
+  auto p = seed_plan("nemotron_000", sparkdoc::testing::nemotron_h(false), req);
   EXPECT_GE(gib(p.budget.need), 75.0 * 0.9) << render_plan_text(p);
   EXPECT_LE(gib(p.budget.need), 80.0 * 1.1) << render_plan_text(p);
   // 000: available 130.7 GB - 8 GB context ~ 122 GB; trains comfortably.

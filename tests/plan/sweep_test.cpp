@@ -64,7 +64,9 @@ TEST(PlanSweep, CountsAsPeftOnRealCheckpointsOfTheSweep) {
       ASSERT_TRUE(p) << what << ": " << p.error().message;
       EXPECT_EQ(p->trainable, peft["trainable"].get<uint64_t>()) << what;
       EXPECT_EQ(p->all_params, peft["all"].get<uint64_t>()) << what;
-      if (p->lora) EXPECT_EQ(p->lora->modules, peft["modules"].get<uint64_t>()) << what;
+      if (p->lora) {
+        EXPECT_EQ(p->lora->modules, peft["modules"].get<uint64_t>()) << what;
+      }
     }
   }
   EXPECT_GE(compared, 100u);

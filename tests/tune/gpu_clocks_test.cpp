@@ -27,7 +27,7 @@ using testing::gb10_gpu;
 using ::testing::HasSubstr;
 using testing::test_session;
 
-constexpr std::string_view kBegin =
+constexpr std::string_view kCapClocksBegin =
     R"({"command":"clean --yes --cap-clocks=300,2200","op":"begin","pid":4242,)"
     R"("sparkdoc_journal":1,"started_at":"2026-11-29T10:15:00Z"})"
     "\n";
@@ -105,10 +105,11 @@ TEST(GpuClocksJournal, RoundTrip) {
 }
 
 TEST(GpuClocksJournal, DamagedLinesAreProblems) {
-  std::string text = std::string(kBegin) + R"({"op":"gpu_clocks","min_mhz":300,"max_mhz":2200})" +
-                     "\n" + R"({"op":"gpu_clocks","uuid":"GPU-1","min_mhz":"300","max_mhz":2200})" +
-                     "\n" + R"({"op":"gpu_clocks","uuid":"GPU-1","min_mhz":300,"max_mhz":-5})" +
-                     "\n" + R"({"op":"gpu_clocks","uuid":"","min_mhz":300,"max_mhz":2200})" + "\n" +
+  std::string text = std::string(kCapClocksBegin) +
+                     R"({"op":"gpu_clocks","min_mhz":300,"max_mhz":2200})" + "\n" +
+                     R"({"op":"gpu_clocks","uuid":"GPU-1","min_mhz":"300","max_mhz":2200})" + "\n" +
+                     R"({"op":"gpu_clocks","uuid":"GPU-1","min_mhz":300,"max_mhz":-5})" + "\n" +
+                     R"({"op":"gpu_clocks","uuid":"","min_mhz":300,"max_mhz":2200})" + "\n" +
                      R"({"op":"gpu_clocks","uuid":"GPU 1\n","min_mhz":300,"max_mhz":2200})" + "\n";
   auto c = parse_journal(text);
   ASSERT_TRUE(c) << c.error().message;
@@ -121,7 +122,7 @@ TEST(GpuClocksJournal, DamagedLinesAreProblems) {
 }
 
 TEST(GpuClocksJournal, EachGpuOnceInItsFirstRecord) {
-  std::string text = std::string(kBegin) +
+  std::string text = std::string(kCapClocksBegin) +
                      R"({"max_mhz":2200,"min_mhz":300,"op":"gpu_clocks","uuid":"GPU-1"})"
                      "\n" +
                      R"({"max_mhz":2000,"min_mhz":300,"op":"gpu_clocks","uuid":"GPU-2"})"
@@ -185,7 +186,7 @@ TEST(GpuClocksRestore, AGpuNoLongerThereIsAProblemAndTheJournalStays) {
   FakeMachine m;
   FakeSwap swap;
   FakeGpuClocks clocks;
-  write_journal(m, std::string(kBegin) +
+  write_journal(m, std::string(kCapClocksBegin) +
                        R"({"max_mhz":2200,"min_mhz":300,"op":"gpu_clocks","uuid":"GPU-gone"})" +
                        "\n" + R"({"new":"500","old":"100","op":"set",)" +
                        R"("path":"/proc/sys/vm/vfs_cache_pressure"})" + "\n");
@@ -210,7 +211,7 @@ TEST(GpuClocksRestore, AFixtureRootNeverReachesTheSystemsNvml) {
   if (named != nullptr && named[0] != '\0') GTEST_SKIP() << "SPARKDOC_NVML_LIBRARY is set";
   FakeMachine m;
   FakeSwap swap;
-  write_journal(m, std::string(kBegin) +
+  write_journal(m, std::string(kCapClocksBegin) +
                        R"({"max_mhz":2200,"min_mhz":300,"op":"gpu_clocks","uuid":"GPU-1"})" + "\n");
   auto r = restore_journal(m.journal(), m.root(), m.euid(), swap);
   ASSERT_TRUE(r) << r.error().message;

@@ -190,8 +190,8 @@ TEST(WatchCli, AnExistingLogIsNeitherFollowedNorTruncatedUnlessForced) {
   ASSERT_TRUE(std::ofstream(victim) << "precious\n");
   ASSERT_TRUE(std::ofstream(old) << "an earlier watch\n");
   ASSERT_EQ(::symlink(victim.c_str(), link.c_str()), 0);
-  for (const std::string& option : {"--log ", "--csv "}) {
-    for (const std::string& force : {"", "--force "}) {
+  for (const std::string option : {"--log ", "--csv "}) {
+    for (const std::string force : {"", "--force "}) {
       Outcome r = run_shell(watch_command(
           "gb10.json", "--count 1 --interval 50ms --quiet " + force + option + link + " 2>&1"));
       EXPECT_EQ(r.status, 2) << option << force << r.out;
