@@ -14,7 +14,6 @@
 #include "audit/scan.h"
 #include "core/cuda_sonames.h"
 #include "core/paths.h"
-#include "core/prefetch.h"
 #include "core/version.h"
 #include "elf/dynamic.h"
 #include "elf/fatbin.h"
@@ -224,34 +223,59 @@ CachedFiles files_to_keep(const SitePackages& site, const std::vector<Taken>& ta
   return kept;
 }
 
-// Every folder, RECORD and file the cache lists, looked up at once: after a reboot the index's
-// walk and the files' stamps would otherwise wait on the disk one lookup at a time (the walk is
-// one thread), and with these in the kernel's caches they wait on none. A path gone since costs
-// its failed lookup.
-void prefetch_listed(const std::string& dir, const AuditCache& cache) {
+// Stamps every folder, RECORD and file the cache lists at once, and drops each listing of a
+// folder or RECORD whose stamp is no longer the one it was listed under: the index then takes
+// those left without a stat of its own (audit/scan.h), and reads the others. After a reboot
+// the walk's stats, one after another on one thread, would each wait on the disk; here they
+// wait together, and the files' stats that follow find their inodes in the kernel's caches.
+// Returns how many listings were dropped.
+size_t verify_listed(const std::string& dir, AuditCache& cache) {
   // Lookups wait on the disk, not on a CPU: more threads than cores keep more reads in flight.
   constexpr unsigned kLookupThreads = 16;
+  IndexCache& index = cache.index;
   std::vector<std::string> paths;
-  paths.reserve(cache.index.folders.size() + cache.index.records.size() + cache.files.size());
-  for (const auto& [folder, listing] : cache.index.folders) paths.push_back(join_path(dir, folder));
-  for (const auto& [folder, listing] : cache.index.records) {
+  paths.reserve(index.folders.size() + index.records.size() + cache.files.size());
+  for (const auto& [folder, listing] : index.folders) paths.push_back(join_path(dir, folder));
+  for (const auto& [folder, listing] : index.records) {
     paths.push_back(join_path(dir, folder) + "/RECORD");
   }
   for (const auto& [file, facts] : cache.files) paths.push_back(join_path(dir, file));
-  prefetch_lookups(paths, kLookupThreads);
+  const std::vector<std::optional<FileStamp>> stamps = stamps_of(paths, kLookupThreads);
+  size_t i = 0;
+  size_t dropped = 0;
+  auto keep_current = [&](auto& listings) {
+    for (auto it = listings.begin(); it != listings.end(); ++i) {
+      if (stamps[i] == it->second.stamp) {
+        ++it;
+      } else {
+        it = listings.erase(it);
+        ++dropped;
+      }
+    }
+  };
+  keep_current(index.folders);
+  keep_current(index.records);
+  return dropped;
 }
 
 }  // namespace
 
 NativeAudit run_audit(const AuditOptions& options, AuditStats* out_stats) {
   auto start = std::chrono::steady_clock::now();
+  AuditStats stats;
+  auto phase_start = start;
+  auto phase_done = [&](const char* name) {
+    auto now = std::chrono::steady_clock::now();
+    stats.phases_ms.emplace_back(
+        name, std::chrono::duration<double, std::milli>(now - phase_start).count());
+    phase_start = now;
+  };
   NativeAudit out;
   out.site_packages = options.site_packages;
   out.torch_cuda = options.torch_cuda;
   out.bnb_cuda_version = options.bnb_cuda_version;
   out.machine = std::string(options.architecture.name);
   // The cache first: every folder and file whose stamp it holds is then not read at all.
-  AuditStats stats;
   AuditCache cached;
   const FactCacheKey cache_key{options.root.path(options.site_packages),
                                std::string(options.architecture.name), kVersion};
@@ -264,16 +288,22 @@ NativeAudit run_audit(const AuditOptions& options, AuditStats* out_stats) {
       stats.cache_problem = loaded.error().message;
     }
   }
-  if (stats.cache_loaded) prefetch_listed(options.root.path(options.site_packages), cached);
+  if (use_cache) phase_done("cache_load");
+  size_t listings_dropped = 0;
+  if (stats.cache_loaded) {
+    listings_dropped = verify_listed(options.root.path(options.site_packages), cached);
+    phase_done("stamps");
+  }
   const int64_t settled_ns = realtime_ns() - options.cache_settle_ns;
   AuditCache next;
-  IndexCaching index_caching{&cached.index, &next.index, settled_ns};
+  IndexCaching index_caching{&cached.index, &next.index, stats.cache_loaded, settled_ns};
   auto site = index_site_packages(options.root, options.site_packages,
                                   use_cache ? &index_caching : nullptr);
   stats.listings_read = index_caching.read;
+  phase_done("index");
   // What was taken has left cached.index: what is left there was not taken.
-  const bool index_changed =
-      index_caching.kept_new || !cached.index.folders.empty() || !cached.index.records.empty();
+  const bool index_changed = index_caching.kept_new || listings_dropped > 0 ||
+                             !cached.index.folders.empty() || !cached.index.records.empty();
   cached.index = {};
   if (!site) {
     out.error = site.error().message;
@@ -296,6 +326,7 @@ NativeAudit run_audit(const AuditOptions& options, AuditStats* out_stats) {
     if (options.progress) options.progress(finished, site->files.size());
   });
   for (const Taken& t : taken) ++(t.from_cache ? stats.files_from_cache : stats.files_read);
+  phase_done("files");
   if (use_cache) {
     bool files_changed = stats.files_from_cache != cached.files.size();
     for (const Taken& t : taken) files_changed |= t.cacheable;
@@ -315,6 +346,7 @@ NativeAudit run_audit(const AuditOptions& options, AuditStats* out_stats) {
   // listings alone are about a MB for a full CUDA stack.
   next = {};
   cached.files = {};
+  if (use_cache) phase_done("cache_store");
 
   elf::LibrarySearch search;
   search.root = options.root;
@@ -339,6 +371,7 @@ NativeAudit run_audit(const AuditOptions& options, AuditStats* out_stats) {
   });
   taken.clear();
   taken.shrink_to_fit();
+  phase_done("resolve");
 
   for (const NativeFile& f : out.files) {
     if (out.versions.contains(f.package)) continue;

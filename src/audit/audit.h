@@ -16,6 +16,7 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/fs.h"
@@ -61,6 +62,9 @@ struct AuditStats {
   // Why no cache was taken or written ("" when none was asked for, or all went well). Never an
   // error of the audit: without a cache every file is read.
   std::string cache_problem;
+  // How long each part took, in order, of those that ran: "cache_load", "stamps", "index",
+  // "files", "cache_store", "resolve".
+  std::vector<std::pair<std::string, double>> phases_ms;
 };
 
 // Never fails as a whole: a folder that cannot be indexed is NativeAudit::error, a file that

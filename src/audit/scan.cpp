@@ -41,8 +41,15 @@ std::optional<Listing> take(IndexCaching* caching,
                             std::map<std::string, Listing, std::less<>> IndexCache::*member,
                             const std::string& key, const std::string& path, const Read& read) {
   if (caching == nullptr) return read();
-  const std::optional<FileStamp> before = stamp_of(path);
   auto& next = caching->next->*member;
+  if (caching->cached != nullptr && caching->cached_verified) {
+    auto& cached = caching->cached->*member;
+    if (auto it = cached.find(key); it != cached.end()) {
+      ++caching->taken;
+      return next.insert(cached.extract(it)).position->second;
+    }
+  }
+  const std::optional<FileStamp> before = stamp_of(path);
   if (caching->cached != nullptr && before) {
     auto& cached = caching->cached->*member;
     if (auto it = cached.find(key); it != cached.end() && it->second.stamp == *before) {

@@ -68,6 +68,9 @@ struct IndexCaching {
   // so that no listing is held twice.
   IndexCache* cached = nullptr;
   IndexCache* next = nullptr;     // receives every listing taken or read that may be kept
+  // Every listing in `cached` was stamped just before the index and holds its stamp still
+  // (audit.cpp drops those that do not): each is then taken without a stat of its own.
+  bool cached_verified = false;
   int64_t settled_before_ns = 0;  // stamp.h settled()
   size_t read = 0;                // folders listed and RECORDs read
   size_t taken = 0;               // listings taken from `cached`

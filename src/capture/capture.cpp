@@ -171,8 +171,10 @@ Snapshot capture(const CaptureOptions& options) {
     audit_options->threads = 4;
     audit_options->progress = options.audit_progress;
     auto audit_start = Clock::now();
-    s.native_code = audit::run_audit(*audit_options);
+    audit::AuditStats stats;
+    s.native_code = audit::run_audit(*audit_options, &stats);
     s.timings_ms["audit"] = ms_since(audit_start);
+    for (const auto& [phase, ms] : stats.phases_ms) s.timings_ms["audit_" + phase] = ms;
   } else {
     s.native_code = Reading<audit::NativeAudit>::absent(audit_options.error().why,
                                                         audit_options.error().message);

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "audit/audit.h"
@@ -218,7 +219,7 @@ TEST_F(CachedAudit, ACacheFileThatMayNotBeTakenIsIgnoredAndReplaced) {
   std::ifstream in(cache_file(), std::ios::binary);
   const std::string good((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   ASSERT_FALSE(good.empty());
-  const std::string elsewhere = base_ + "/elsewhere.json";
+  const std::string elsewhere = base_ + "/elsewhere.bin";
   std::ofstream(elsewhere) << good;
 
   struct Case {
@@ -236,20 +237,21 @@ TEST_F(CachedAudit, ACacheFileThatMayNotBeTakenIsIgnoredAndReplaced) {
        [&] {
          write_cache(
              "\x7f"
-             "ELF garbage, not JSON\n");
+             "ELF garbage, not a cache\n");
        }},
       {"empty", [&] { write_cache(""); }},
       {"another folder's",
        [&] {
-         std::string other = good;
-         other.replace(other.find(root_ + site_), (root_ + site_).size(), "/elsewhere");
-         write_cache(other);
+         auto taken = parse_fact_cache(good, key());
+         ASSERT_TRUE(taken) << taken.error().message;
+         FactCacheKey other = key();
+         other.site_packages = "/elsewhere";
+         write_cache(render_fact_cache(other, *taken));
        }},
-      {"a number out of range",
+      {"a byte changed",
        [&] {
          std::string other = good;
-         size_t stamp = other.find("\"stamp\":[");
-         other.insert(stamp + 9, "-");
+         other[other.size() / 2] = static_cast<char>(other[other.size() / 2] ^ 0x10);
          write_cache(other);
        }},
       {"a symbolic link",
@@ -354,39 +356,111 @@ TEST(FactCacheText, RoundTripsEveryFieldAndRefusesAnotherKey) {
     EXPECT_FALSE(parse_fact_cache(text, other));
     EXPECT_NE(fact_cache_file_name(other), fact_cache_file_name(key));
   }
-  EXPECT_THAT(fact_cache_file_name(key), ::testing::MatchesRegex("[0-9a-f]{16}\\.json"));
+  EXPECT_THAT(fact_cache_file_name(key), ::testing::MatchesRegex("[0-9a-f]{16}\\.bin"));
+}
+
+// The layout written out here by hand, as fact_cache.cpp documents it, so that a damaged file
+// can be made with its checksum right.
+class Bytes {
+ public:
+  template <class T>
+  Bytes& num(T value) {
+    auto u = static_cast<std::make_unsigned_t<T>>(value);
+    for (size_t i = 0; i < sizeof(T); ++i) out_ += static_cast<char>((u >> (8 * i)) & 0xff);
+    return *this;
+  }
+  Bytes& str(std::string_view s) {
+    num(static_cast<uint32_t>(s.size()));
+    out_ += s;
+    return *this;
+  }
+  Bytes& stamp() {
+    return num(uint64_t{1}).num(uint64_t{2}).num(int64_t{3}).num(int64_t{4}).num(int64_t{5});
+  }
+  // A file entry's facts after its stamp: no machine, no names, `groups` code groups.
+  Bytes& plain_facts(uint32_t groups = 0) {
+    return num(uint8_t{0}).num(uint32_t{0}).num(uint32_t{0}).num(uint32_t{0}).num(groups);
+  }
+  // The bytes so far with their checksum after them.
+  std::string sealed() const {
+    uint64_t hash = 0xcbf29ce484222325;
+    for (char c : out_) {
+      hash ^= static_cast<unsigned char>(c);
+      hash *= 0x100000001b3;
+    }
+    Bytes done = *this;
+    return done.num(hash).out_;
+  }
+  const std::string& raw() const { return out_; }
+
+ private:
+  std::string out_;
+};
+
+// The header of a cache for FactCacheKey{"/s", "x86_64", "1"}.
+Bytes head(uint32_t format = 3) {
+  Bytes out;
+  for (char c : std::string_view("sparkdoc audit cache\n")) out.num(c);
+  return out.num(format).str("/s").str("x86_64").str("1");
 }
 
 TEST(FactCacheText, AnythingAmissIsNoCache) {
   const FactCacheKey key{"/s", "x86_64", "1"};
-  const std::string head =
-      R"({"architecture":"x86_64","format":2,"site_packages":"/s","sparkdoc":"1",)"
-      R"("folders":[],"records":[],"files":[)";
-  EXPECT_TRUE(parse_fact_cache(head + "]}", key));
-  for (std::string bad : {
-           std::string("[]"),
-           std::string("null"),
-           head,
-           head + "]",
-           head + "1]}",
-           head + R"({"file":"a.so"}]})",
-           head + R"({"file":"a.so","stamp":[1,2,3,4]}]})",
-           head + R"({"file":"a.so","stamp":[1,2,3,4,5.5]}]})",
-           head + R"({"file":"a.so","stamp":[-1,2,3,4,5]}]})",
-           head + R"({"file":"a.so","stamp":[1,2,3,4,5],"machine":[2,1,70000]}]})",
-           head + R"({"file":"a.so","stamp":[1,2,3,4,5],"needed":[1]}]})",
-           head + R"({"file":"a.so","stamp":[1,2,3,4,5],"gpu":[{"sass":[[90,3]]}]}]})",
-           head + R"({"file":"a.so","stamp":[1,2,3,4,5],"gpu":[{"ptx":[[90,0]]}]}]})",
-           head + R"({"file":"a.so","stamp":[1,2,3,4,5]},{"file":"a.so","stamp":[1,2,3,4,5]}]})",
-           head + R"(], "folders":[{"stamp":[1,2,3,4,5]}]})",
-           head + R"(], "records":[{"record":"x.dist-info","stamp":[1,2,3,4,5],"files":"a.so"}]})",
-           head + R"({"file":"a.so","stamp":[1,2,3,4,5],"gpu":[{"sm120_only":[[121,7]]}]}]})",
-           std::string(R"({"architecture":"x86_64","format":1,"site_packages":"/s","sparkdoc":"1",)"
-                       R"("folders":[],"records":[],"files":[]})"),
-           std::string(R"({"architecture":"x86_64","format":2,"site_packages":"/s","sparkdoc":"1",)"
-                       R"("folders":[],"files":[]})"),
-       }) {
-    EXPECT_FALSE(parse_fact_cache(bad, key)) << bad;
+  auto empty_lists = [](Bytes b) { return b.num(uint32_t{0}).num(uint32_t{0}).num(uint32_t{0}); };
+  ASSERT_TRUE(parse_fact_cache(empty_lists(head()).sealed(), key));
+  // One file entry, "a.so", whose facts `facts` writes.
+  auto one_file = [](const std::function<void(Bytes&)>& facts) {
+    Bytes b = head();
+    b.num(uint32_t{0}).num(uint32_t{0}).num(uint32_t{1}).str("a.so").stamp();
+    facts(b);
+    return b.sealed();
+  };
+  ASSERT_TRUE(parse_fact_cache(one_file([](Bytes& b) { b.plain_facts(); }), key));
+  const std::string good = render_fact_cache(key, sample_cache(1));
+  ASSERT_TRUE(parse_fact_cache(good, key));
+  struct Bad {
+    std::string name;
+    std::string bytes;
+  };
+  std::vector<Bad> bad = {
+      {"empty", ""},
+      {"JSON", "{}"},
+      {"the header alone", head().raw()},
+      {"no checksum", empty_lists(head()).raw()},
+      {"format 2", empty_lists(head(2)).sealed()},
+      {"format 4", empty_lists(head(4)).sealed()},
+      {"a checksum that differs", empty_lists(head()).raw() + std::string(8, '\0')},
+      {"bytes after the last entry", empty_lists(head()).num(uint8_t{0}).sealed()},
+      {"a count beyond the end", head().num(uint32_t{0xffffffff}).sealed()},
+      {"a name beyond the end", head().num(uint32_t{1}).num(uint32_t{0x7fffffff}).sealed()},
+      {"a file listed twice", head()
+                                  .num(uint32_t{0})
+                                  .num(uint32_t{0})
+                                  .num(uint32_t{2})
+                                  .str("a.so")
+                                  .stamp()
+                                  .plain_facts()
+                                  .str("a.so")
+                                  .stamp()
+                                  .plain_facts()
+                                  .sealed()},
+      {"a machine flag of 2", one_file([](Bytes& b) {
+         b.num(uint8_t{2}).num(uint32_t{0}).num(uint32_t{0}).num(uint32_t{0}).num(uint32_t{0});
+       })},
+      {"a variant out of range", one_file([](Bytes& b) {
+         b.plain_facts(1).num(uint32_t{1}).num(uint32_t{90}).num(uint8_t{3});
+         b.num(uint32_t{0}).num(uint32_t{0}).num(uint32_t{0});
+       })},
+      {"a code group cut short", one_file([](Bytes& b) { b.plain_facts(1); })},
+  };
+  for (size_t n = 0; n < good.size(); n += 97)
+    bad.push_back({"cut at " + std::to_string(n), good.substr(0, n)});
+  for (const Bad& b : bad) {
+    auto parsed = parse_fact_cache(b.bytes, key);
+    EXPECT_FALSE(parsed) << b.name;
+    if (!parsed) {
+      EXPECT_THAT(parsed.error().message, HasSubstr("audit cache")) << b.name;
+    }
   }
 }
 
