@@ -56,7 +56,7 @@ echo "kernel:   $(uname -r), $(nproc) CPUs; $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 "$sparkdoc" check --python "$python" "$@" >/dev/null 2>&1
 sleep 3
 "$sparkdoc" check --python "$python" "$@" >/dev/null 2>&1
-echo "audit cache: $(find "$SPARKDOC_CACHE" -type f -name '*.json' -printf '%s bytes %p\n')"
+echo "audit cache: $(find "$SPARKDOC_CACHE" -type f -name '*.bin' -printf '%s bytes %p\n')"
 echo
 for i in $(seq 1 "$runs"); do
   run "cold, cache" cold "$@"

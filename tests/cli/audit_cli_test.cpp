@@ -78,11 +78,11 @@ TEST(AuditCli, TheCacheIsPrivateAndChangesNothingAndNoCacheLeavesNone) {
       with("SPARKDOC_CACHE=$c/cache") + audit + " > $c/warm.json && " +
       "cmp $c/plain.json $c/cold.json && cmp $c/plain.json $c/warm.json && " +
       "cmp $c/plain.json $c/off.json && cmp $c/plain.json $c/off2.json && test ! -e $c/off && " +
-      "stat -c '%a %n' $c/cache/audit $c/cache/audit/*.json | sed \"s|$c|C|\"; s=$?; "
+      "stat -c '%a %n' $c/cache/audit $c/cache/audit/*.bin | sed \"s|$c|C|\"; s=$?; "
       "rm -rf $c; exit $s");
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_THAT(r.out, ::testing::MatchesRegex("700 C/cache/audit\n600 C/cache/audit/"
-                                             "[0-9a-f]{16}[.]json\n"));
+                                             "[0-9a-f]{16}[.]bin\n"));
   EXPECT_THAT(run_shell(sparkdoc() + " audit --help").out, HasSubstr("--no-cache"));
   EXPECT_THAT(run_shell(sparkdoc() + " check --help").out, HasSubstr("SPARKDOC_NO_AUDIT_CACHE"));
 }
