@@ -29,8 +29,8 @@
 // length bounded by the bytes that follow and a checksum over the whole, and anything wrong in
 // it means "no cache": the audit reads every file and writes the cache again. Its layout is
 // sparkdoc's own (fact_cache.cpp), not JSON: for a full CUDA stack (4887 folders, 844 files)
-// nlohmann's parse of the 1 MB of JSON took 28 ms, half of a warm check, where this one reads
-// its 0.7 MB in under 2 ms (docs/BENCHMARKS.md); names are kept as the file system spells them,
+// nlohmann's parse of the 1 MB of JSON took 26-30 ms, half of a warm check, where this one reads
+// its 827 KB in 4 ms (docs/BENCHMARKS.md); names are kept as the file system spells them,
 // UTF-8 or not. It is written only when something in it changed: to a new file beside it
 // (O_EXCL, 0600) renamed over it, so that concurrent writers leave one whole file (the last
 // rename wins).
