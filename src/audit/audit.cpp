@@ -13,6 +13,7 @@
 #include "audit/fact_cache.h"
 #include "audit/scan.h"
 #include "core/cuda_sonames.h"
+#include "core/parallel.h"
 #include "core/paths.h"
 #include "core/version.h"
 #include "elf/dynamic.h"
@@ -133,9 +134,19 @@ struct Taken {
 };
 
 // A file's facts taken from `cache` are moved out of it (each file is one thread's).
-Taken take_file(const std::string& path, CachedFiles* cache, const std::string& relative,
-                int64_t settled_ns) {
+// With `verified`, every entry of `cache` was stamped just before and holds its stamp still
+// (verify_listed): one there is taken without a stat of its own.
+Taken take_file(const std::string& path, CachedFiles* cache, bool verified,
+                const std::string& relative, int64_t settled_ns) {
   Taken out;
+  if (cache != nullptr && verified) {
+    if (auto it = cache->find(relative); it != cache->end()) {
+      out.stamp = it->second.stamp;
+      out.facts = std::move(it->second.facts);
+      out.from_cache = true;
+      return out;
+    }
+  }
   out.stamp = stamp_of(path);
   if (cache != nullptr && out.stamp) {
     if (auto it = cache->find(relative); it != cache->end() && it->second.stamp == *out.stamp) {
@@ -191,21 +202,6 @@ NativeFile resolve(const elf::LoaderModel& loader, const SitePackages& site,
   return out;
 }
 
-// Runs work(i) for i in [0, n) on `threads` threads (this one among them), handing out indices
-// in order.
-template <class Work>
-void for_each_index(size_t n, unsigned threads, const Work& work) {
-  threads = static_cast<unsigned>(std::min<size_t>(threads, std::max<size_t>(n, 1)));
-  std::atomic<size_t> next{0};
-  auto run = [&] {
-    for (size_t i = next++; i < n; i = next++) work(i);
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(run);
-  run();
-  for (auto& t : pool) t.join();
-}
-
 int64_t realtime_ns() {
   timespec t{};
   ::clock_gettime(CLOCK_REALTIME, &t);
@@ -223,12 +219,11 @@ CachedFiles files_to_keep(const SitePackages& site, const std::vector<Taken>& ta
   return kept;
 }
 
-// Stamps every folder, RECORD and file the cache lists at once, and drops each listing of a
-// folder or RECORD whose stamp is no longer the one it was listed under: the index then takes
-// those left without a stat of its own (audit/scan.h), and reads the others. After a reboot
-// the walk's stats, one after another on one thread, would each wait on the disk; here they
-// wait together, and the files' stats that follow find their inodes in the kernel's caches.
-// Returns how many listings were dropped.
+// Stamps every folder, RECORD and file the cache lists at once, and drops each entry whose
+// stamp is no longer the one it was kept under: the index and the files' readers then take
+// those left without a stat of their own (audit/scan.h, take_file), and read the others. After
+// a reboot the walk's stats, one after another on one thread, would each wait on the disk;
+// here they wait together. Returns how many entries were dropped.
 size_t verify_listed(const std::string& dir, AuditCache& cache) {
   // Lookups wait on the disk, not on a CPU: more threads than cores keep more reads in flight.
   constexpr unsigned kLookupThreads = 16;
@@ -255,6 +250,7 @@ size_t verify_listed(const std::string& dir, AuditCache& cache) {
   };
   keep_current(index.folders);
   keep_current(index.records);
+  keep_current(cache.files);
   return dropped;
 }
 
@@ -289,9 +285,9 @@ NativeAudit run_audit(const AuditOptions& options, AuditStats* out_stats) {
     }
   }
   if (use_cache) phase_done("cache_load");
-  size_t listings_dropped = 0;
+  size_t entries_dropped = 0;
   if (stats.cache_loaded) {
-    listings_dropped = verify_listed(options.root.path(options.site_packages), cached);
+    entries_dropped = verify_listed(options.root.path(options.site_packages), cached);
     phase_done("stamps");
   }
   const int64_t settled_ns = realtime_ns() - options.cache_settle_ns;
@@ -302,7 +298,7 @@ NativeAudit run_audit(const AuditOptions& options, AuditStats* out_stats) {
   stats.listings_read = index_caching.read;
   phase_done("index");
   // What was taken has left cached.index: what is left there was not taken.
-  const bool index_changed = index_caching.kept_new || listings_dropped > 0 ||
+  const bool index_changed = index_caching.kept_new || entries_dropped > 0 ||
                              !cached.index.folders.empty() || !cached.index.records.empty();
   cached.index = {};
   if (!site) {
@@ -319,16 +315,17 @@ NativeAudit run_audit(const AuditOptions& options, AuditStats* out_stats) {
   // taken from the cache.
   std::vector<Taken> taken(site->files.size());
   std::atomic<size_t> done{0};
-  for_each_index(site->files.size(), threads, [&](size_t i) {
+  parallel_for(site->files.size(), threads, [&](size_t i) {
     const std::string path = options.root.path(join_path(site->dir, site->files[i]));
-    taken[i] = take_file(path, use_cache ? &cached.files : nullptr, site->files[i], settled_ns);
+    taken[i] = take_file(path, use_cache ? &cached.files : nullptr, stats.cache_loaded,
+                         site->files[i], settled_ns);
     size_t finished = ++done;
     if (options.progress) options.progress(finished, site->files.size());
   });
   for (const Taken& t : taken) ++(t.from_cache ? stats.files_from_cache : stats.files_read);
   phase_done("files");
   if (use_cache) {
-    bool files_changed = stats.files_from_cache != cached.files.size();
+    bool files_changed = entries_dropped > 0 || stats.files_from_cache != cached.files.size();
     for (const Taken& t : taken) files_changed |= t.cacheable;
     // Written only when it changed: an audit of an unchanged folder writes nothing. One that
     // cannot be written (a read-only home, a full disk, another user's folder) costs the next
@@ -366,9 +363,8 @@ NativeAudit run_audit(const AuditOptions& options, AuditStats* out_stats) {
   const elf::LoaderModel loader(std::move(search));
 
   out.files.resize(site->files.size());
-  for_each_index(site->files.size(), threads, [&](size_t i) {
-    out.files[i] = resolve(loader, *site, site->files[i], taken[i]);
-  });
+  parallel_for(site->files.size(), threads,
+               [&](size_t i) { out.files[i] = resolve(loader, *site, site->files[i], taken[i]); });
   taken.clear();
   taken.shrink_to_fit();
   phase_done("resolve");

@@ -8,8 +8,10 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <type_traits>
 
+#include "core/bytes.h"
 #include "core/cache_dir.h"
 #include "core/fs.h"
 
@@ -40,8 +42,8 @@ constexpr mode_t kFileMode = 0600;
 // u32 n and n str; stamp: u64 device, u64 inode, i64 size, i64 mtime_ns, i64 ctime_ns;
 // target: u32 sm, u8 variant.
 
-uint64_t fnv1a(std::string_view bytes) {
-  uint64_t hash = 0xcbf29ce484222325;
+// FNV-1a, 64 bits, continued from `hash`.
+uint64_t fnv1a(std::string_view bytes, uint64_t hash = 0xcbf29ce484222325) {
   for (char c : bytes) {
     hash ^= static_cast<unsigned char>(c);
     hash *= 0x100000001b3;
@@ -53,9 +55,7 @@ class Writer {
  public:
   template <class T>
   void number(T value) {
-    static_assert(std::is_integral_v<T>);
-    auto u = static_cast<std::make_unsigned_t<T>>(value);
-    for (size_t i = 0; i < sizeof(T); ++i) out_ += static_cast<char>((u >> (8 * i)) & 0xff);
+    bytes::append_le(out_, value);
   }
   void count(size_t n) { number(static_cast<uint32_t>(n)); }
   void str(std::string_view s) {
@@ -131,12 +131,10 @@ class Reader {
       fail("it ends early");
       return T{};
     }
-    uint64_t u = 0;
-    for (size_t i = 0; i < sizeof(T); ++i) {
-      u |= uint64_t{static_cast<unsigned char>(rest_[i])} << (8 * i);
-    }
+    const auto u = bytes::load_le<std::make_unsigned_t<T>>(
+        std::as_bytes(std::span<const char>(rest_.data(), sizeof(T))), 0);
     rest_.remove_prefix(sizeof(T));
-    return static_cast<T>(static_cast<std::make_unsigned_t<T>>(u));
+    return static_cast<T>(u);
   }
   // A count of items of at least `min_bytes` each: never more than the bytes left could hold,
   // so that no damaged count makes a large allocation.
@@ -244,14 +242,10 @@ Result<Dir> open_folder(const std::string& root) {
 }  // namespace
 
 std::string fact_cache_file_name(const FactCacheKey& key) {
-  uint64_t hash = 0xcbf29ce484222325;  // FNV-1a, 64 bits
+  uint64_t hash = fnv1a({});
   auto add = [&hash](std::string_view s) {
-    for (char c : s) {
-      hash ^= static_cast<unsigned char>(c);
-      hash *= 0x100000001b3;
-    }
-    hash ^= 0xff;  // a separator no path or name holds
-    hash *= 0x100000001b3;
+    hash = fnv1a(s, hash);
+    hash = fnv1a("\xff", hash);  // a separator no path or name holds
   };
   add(std::to_string(kFormat));
   add(key.site_packages);

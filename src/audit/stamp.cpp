@@ -2,10 +2,7 @@
 
 #include <sys/stat.h>
 
-#include <algorithm>
-#include <atomic>
-#include <system_error>
-#include <thread>
+#include "core/parallel.h"
 
 namespace sparkdoc::audit {
 
@@ -19,23 +16,7 @@ std::optional<FileStamp> stamp_of(const std::string& path) {
 std::vector<std::optional<FileStamp>> stamps_of(const std::vector<std::string>& paths,
                                                 unsigned threads) {
   std::vector<std::optional<FileStamp>> out(paths.size());
-  threads =
-      static_cast<unsigned>(std::clamp<size_t>(threads, 1, std::max<size_t>(paths.size(), 1)));
-  std::atomic<size_t> next{0};
-  auto run = [&] {
-    for (size_t i = next++; i < paths.size(); i = next++) out[i] = stamp_of(paths[i]);
-  };
-  std::vector<std::thread> pool;
-  pool.reserve(threads);
-  for (unsigned t = 1; t < threads; ++t) {
-    try {
-      pool.emplace_back(run);
-    } catch (const std::system_error&) {
-      break;  // no more threads: the ones started and this one do the rest
-    }
-  }
-  run();
-  for (std::thread& t : pool) t.join();
+  parallel_for(paths.size(), threads, [&](size_t i) { out[i] = stamp_of(paths[i]); });
   return out;
 }
 

@@ -10,8 +10,8 @@
 #include <cstring>
 #include <utility>
 
+#include "core/bytes.h"
 #include "core/fs.h"
-#include "elf/bytes.h"
 #include "elf/mapped_read.h"
 
 namespace sparkdoc::elf {

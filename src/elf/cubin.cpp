@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/bytes.h"
 #include "elf/byte_source.h"
-#include "elf/bytes.h"
 #include "elf/cubin_source.h"
 
 namespace sparkdoc::elf {

@@ -7,8 +7,8 @@
 #include <functional>
 #include <utility>
 
+#include "core/bytes.h"
 #include "elf/byte_source.h"
-#include "elf/bytes.h"
 #include "elf/cubin_source.h"
 #include "elf/mapped_read.h"
 #include "elf/sections.h"

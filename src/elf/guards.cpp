@@ -7,8 +7,8 @@
 #include <cstring>
 #include <utility>
 
+#include "core/bytes.h"
 #include "elf/byte_source.h"
-#include "elf/bytes.h"
 #include "elf/targets.h"
 
 namespace sparkdoc::elf {

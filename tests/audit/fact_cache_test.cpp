@@ -357,6 +357,12 @@ TEST(FactCacheText, RoundTripsEveryFieldAndRefusesAnotherKey) {
     EXPECT_NE(fact_cache_file_name(other), fact_cache_file_name(key));
   }
   EXPECT_THAT(fact_cache_file_name(key), ::testing::MatchesRegex("[0-9a-f]{16}\\.bin"));
+  // The name an H200's check gave its cache
+  // (docs/measurements/2026-12-03-h200-check-binary-cache.txt): a build that names it otherwise
+  // would leave every cache behind.
+  EXPECT_EQ(fact_cache_file_name(
+                FactCacheKey{"/opt/torch/.venv/lib/python3.12/site-packages", "x86_64", "0.1.0"}),
+            "e746b04bd9650fd8.bin");
 }
 
 // The layout written out here by hand, as fact_cache.cpp documents it, so that a damaged file

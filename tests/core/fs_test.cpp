@@ -9,11 +9,13 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
 
 #include "../sys/temp_tree.h"
+#include "core/parallel.h"
 
 namespace sparkdoc {
 namespace {
@@ -266,6 +268,20 @@ TEST(ListDirEntries, TypesEveryEntryFromTheListingSortedByName) {
   EXPECT_EQ((*entries)[3].type, EntryType::kDir);
   EXPECT_FALSE(list_dir_entries(tree.path() + "/nonexistent"));
   EXPECT_FALSE(list_dir_entries(tree.path() + "/b.yaml"));
+}
+
+// Every index once, on any number of threads, none at all included.
+TEST(ParallelFor, EveryIndexOnceOnAnyNumberOfThreads) {
+  // qemu-user (the aarch64 run in CI) can hang in pthread_create: there on this thread alone.
+  const unsigned many = std::getenv("SPARKDOC_TEST_EMULATOR") != nullptr ? 1 : 16;
+  for (unsigned threads : {0u, 1u, many}) {
+    std::vector<std::atomic<int>> calls(1000);
+    parallel_for(calls.size(), threads, [&](size_t i) { ++calls[i]; });
+    for (size_t i = 0; i < calls.size(); ++i) ASSERT_EQ(calls[i], 1) << i << " on " << threads;
+  }
+  int none = 0;
+  parallel_for(0, many, [&](size_t) { ++none; });
+  EXPECT_EQ(none, 0);
 }
 
 }  // namespace sparkdoc

@@ -1,13 +1,16 @@
-// Bounded little-endian reads over untrusted bytes, shared by the fatbin and cubin readers.
-// Internal to the component. Every read states its range first through fits(); the loads
-// themselves assume the range was checked, so a missed check is a bug the fuzzer finds.
+// Little-endian numbers in bytes, whatever the host's byte order: bounded reads over untrusted
+// bytes (the fatbin and cubin readers, the audit's cache) and the writes that make them (the
+// audit's cache). Every read states its range first through fits(); the loads themselves
+// assume the range was checked, so a missed check is a bug the fuzzer finds.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
+#include <type_traits>
 
-namespace sparkdoc::elf::bytes {
+namespace sparkdoc::bytes {
 
 using Bytes = std::span<const std::byte>;
 
@@ -41,4 +44,12 @@ inline uint64_t u64(Bytes data, uint64_t at) {
   return load_le<uint64_t>(data, at);
 }
 
-}  // namespace sparkdoc::elf::bytes
+// Appends `value` to `out` as sizeof(T) little-endian bytes: what load_le reads back.
+template <class T>
+void append_le(std::string& out, T value) {
+  static_assert(std::is_integral_v<T>);
+  auto u = static_cast<std::make_unsigned_t<T>>(value);
+  for (size_t i = 0; i < sizeof(T); ++i) out += static_cast<char>((u >> (8 * i)) & 0xff);
+}
+
+}  // namespace sparkdoc::bytes
