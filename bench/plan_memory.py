@@ -103,9 +103,14 @@ def run_one(arch, config, seq, batch, ckpt, steps):
               "allocated": torch.cuda.max_memory_allocated() - base,
               "after_load": after_load, "step_s": timings[-1]}
     del model, opt
+    release_gpu()
+    return result
+
+
+def release_gpu():
+    """Frees what the last run left on the GPU so the next run's peak is its own."""
     gc.collect()
     torch.cuda.empty_cache()
-    return result
 
 
 def main():
@@ -131,8 +136,7 @@ def main():
                     m = run_one(arch, config, seq, batch, ckpt, args.steps)
                 except torch.cuda.OutOfMemoryError as e:
                     m = {"error": f"OOM: {str(e)[:120]}"}
-                    gc.collect()
-                    torch.cuda.empty_cache()
+                    release_gpu()
                 p = predict(binary, d, seq, batch, ckpt)
                 row = {"model": name, "seq": seq, "batch": batch, "grad_ckpt": ckpt,
                        "measured": m, "predicted": p}

@@ -18,7 +18,6 @@ Beside each, what `sparkdoc plan --json` predicts for the same header-only check
     python3 bench/plan_qwen35_layers.py --sparkdoc build-release/src/cli/sparkdoc --out .
 """
 import argparse
-import gc
 import importlib.util
 import json
 import os
@@ -31,7 +30,7 @@ import transformers
 from peft import LoraConfig, get_peft_model
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from plan_memory import write_header_only  # noqa: E402
+from plan_memory import release_gpu, write_header_only  # noqa: E402
 
 TARGETS = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
 
@@ -75,8 +74,7 @@ def predict(binary, directory, seq, batch, ckpt):
 
 
 def run_one(config, seq, batch, ckpt, labels):
-    gc.collect()
-    torch.cuda.empty_cache()
+    release_gpu()
     with torch.device("cuda"):
         model = transformers.Qwen3_5MoeForCausalLM._from_config(config, dtype=torch.bfloat16)
     if ckpt:
@@ -103,8 +101,7 @@ def run_one(config, seq, batch, ckpt, labels):
     result = {"allocated": torch.cuda.max_memory_allocated() - base,
               "reserved": torch.cuda.max_memory_reserved(), "step_s": step_s}
     del model, inner, loss, ids
-    gc.collect()
-    torch.cuda.empty_cache()
+    release_gpu()
     return result
 
 
