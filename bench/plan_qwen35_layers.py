@@ -61,10 +61,10 @@ def fast_path():
     return out
 
 
-def predict(binary, directory, seq, batch, ckpt):
+def predict(binary, directory, seq, batch, ckpt, attention):
     argv = [binary, "plan", directory, "--lora", "16", "--targets", ",".join(TARGETS),
             "--seq", str(seq), "--batch", str(batch), "--optim", "adamw", "--no-memory",
-            "--json"]
+            "--attention", attention, "--json"]
     if ckpt:
         argv.append("--grad-ckpt")
     proc = subprocess.run(argv, capture_output=True, text=True)
@@ -73,10 +73,11 @@ def predict(binary, directory, seq, batch, ckpt):
     return json.loads(proc.stdout)["memory"]
 
 
-def run_one(config, seq, batch, ckpt, labels):
+def run_one(config, seq, batch, ckpt, labels, attention):
     release_gpu()
     with torch.device("cuda"):
-        model = transformers.Qwen3_5MoeForCausalLM._from_config(config, dtype=torch.bfloat16)
+        model = transformers.Qwen3_5MoeForCausalLM._from_config(
+            config, dtype=torch.bfloat16, attn_implementation=attention)
     if ckpt:
         model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
         model.enable_input_require_grads()
@@ -111,16 +112,23 @@ def main():
     ap.add_argument("--work", default="/tmp/plan_qwen35_layers")
     ap.add_argument("--out", default=".")
     ap.add_argument("--layers", type=int, default=4)
+    ap.add_argument("--attention", default="sdpa", choices=("sdpa", "eager"),
+                    help="eager: only the full-attention layers, seq 2048-8192 checkpointed, "
+                         "2048-4096 not")
     args = ap.parse_args()
     binary = os.path.abspath(args.sparkdoc)
     batch = 2
     rows = []
     info = {"torch": torch.__version__, "transformers": transformers.__version__,
-            "device": torch.cuda.get_device_name(0), "fast_path": fast_path()}
+            "device": torch.cuda.get_device_name(0), "fast_path": fast_path(),
+            "attention": args.attention}
     print(json.dumps(info), flush=True)
     cases = [("linear_attention", s, c, False) for s in (2048, 4096, 8192) for c in (True, False)]
     cases += [("full_attention", s, c, False) for s in (2048, 8192) for c in (True, False)]
     cases += [("linear_attention", s, True, True) for s in (2048, 8192)]
+    if args.attention == "eager":
+        cases = [("full_attention", s, True, False) for s in (2048, 4096, 8192)]
+        cases += [("full_attention", s, False, False) for s in (2048, 4096)]
     for kind, seq, ckpt, labels in cases:
         config = text_config(kind, args.layers)
         d = os.path.join(args.work, kind)
@@ -131,13 +139,14 @@ def main():
             write_header_only(d, meta, config)
             del meta
         try:
-            m = run_one(config, seq, batch, ckpt, labels)
+            m = run_one(config, seq, batch, ckpt, labels, args.attention)
         except torch.cuda.OutOfMemoryError as e:
             m = {"error": f"OOM: {str(e)[:160]}"}
         except Exception as e:  # recorded, the sweep goes on
             m = {"error": f"{type(e).__name__}: {str(e)[:300]}"}
-        p = predict(binary, d, seq, batch, ckpt)
-        row = {"layers": kind, "seq": seq, "batch": batch, "grad_ckpt": ckpt, "labels": labels,
+        p = predict(binary, d, seq, batch, ckpt, args.attention)
+        row = {"layers": kind, "attention": args.attention, "seq": seq, "batch": batch,
+               "grad_ckpt": ckpt, "labels": labels,
                "tokens": seq * batch, "measured": m, "predicted": p}
         rows.append(row)
         print(json.dumps(row), flush=True)
@@ -153,7 +162,8 @@ def main():
         print(f"{r['layers']:<17} {r['seq']:>5} {str(r['grad_ckpt']):>5} {str(r['labels']):>6} "
               f"{m['allocated'] / 1e9:>12.2f} {m['allocated'] / r['tokens'] / 1e3:>9.1f} "
               f"{p['activations'] / 1e9:>12.2f} {p['loss_head'] / 1e9:>13.2f}")
-    with open(os.path.join(args.out, "plan_qwen35_layers.json"), "w") as f:
+    name = "plan_qwen35_layers.json" if args.attention == "sdpa" else "plan_qwen35_eager.json"
+    with open(os.path.join(args.out, name), "w") as f:
         json.dump({"info": info, "rows": rows}, f, indent=2)
     return 0
 

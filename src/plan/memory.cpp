@@ -327,8 +327,10 @@ Budget compute_budget(const ModelView& model, const LoraCount* lora, const Train
   if (vocab == 0) vocab = c.vocab_size;
   uint64_t tokens = w.seq * w.batch;
   act.per_token_checkpoint = static_cast<uint64_t>(layers.size()) * 2 * hidden;
-  double loss_per_logit =
-      w.framework == Framework::kUnsloth ? 4.0 : k.loss_bytes_per_logit;  // fused CE: chunks
+  // Unsloth's fused cross-entropy, compiled: the bf16 logits and their gradient (4.0 B per
+  // logit on the H200), in one chunk: unsloth-zoo 2026.3 sizes chunks from half of
+  // cudaMemGetInfo's free memory, which on a GB10 gives one for any batch that fits.
+  double loss_per_logit = w.framework == Framework::kUnsloth ? 4.0 : k.loss_bytes_per_logit;
   act.loss_head = static_cast<uint64_t>(
       std::llround(loss_per_logit * static_cast<double>(tokens) * static_cast<double>(vocab)));
   // PEFT's ParamWrapper materialises ΔW (fp32), its bf16 cast and W + ΔW for every wrapped
@@ -336,14 +338,16 @@ Budget compute_budget(const ModelView& model, const LoraCount* lora, const Train
   if (lora && w.framework == Framework::kPeft && expert_elems_total > 0) {
     act.expert_delta = 8 * expert_layer_elems_max;
   }
-  // Eager attention: softmax(QK^T) in fp32 then cast, so each attention layer saves its bf16
-  // probabilities (2 B per score) and the layer being computed holds fp32 scores, their softmax
-  // and, in backward, their gradient (6 B more per score). b·heads·s² scores per layer.
+  // Eager attention: softmax(QK^T) in fp32 then cast, so each attention layer saves the fp32
+  // softmax and its bf16 cast (6 B per score), and in backward the layer being computed holds
+  // the probabilities' gradient, its fp32 cast and the softmax's gradient (10 B more). Both
+  // measured on the H200 (Qwen3.5's attention layers, seq 2048-8192: 6.0 and 10.1 B per score).
+  // b·heads·s² scores per layer.
   uint64_t scores = 0, saved_scores = 0;
   if (w.attention == Attention::kEager && attention_layers > 0) {
     uint64_t per_layer = std::max<uint64_t>(c.num_attention_heads, 1) * w.seq * tokens;
-    scores = 6 * per_layer;
-    saved_scores = 2 * per_layer;
+    scores = 10 * per_layer;
+    saved_scores = 6 * per_layer;
   }
   uint64_t hidden_grad = tokens * 2 * hidden * 2;
   act.without_ckpt = tokens * act.per_token_layers + act.loss_head +

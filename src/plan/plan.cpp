@@ -230,14 +230,15 @@ std::vector<std::pair<std::string, std::string>> budget_sources(const Plan& p, c
                                          : ""));
   out.emplace_back("loss_head",
                    unsloth
-                       ? "4 B per logit: Unsloth's chunked cross-entropy (assumed, not measured)"
+                       ? "4 B per logit: Unsloth's fused cross-entropy, compiled, in one chunk "
+                         "as unsloth-zoo 2026.3 sizes it on a GB10 (4.0 measured on the H200)"
                        : fmt::format("{} B per logit: bf16 logits, fp32 upcast, log-softmax and "
                                      "its gradient (fitted on the H200)",
                                      k.loss_bytes_per_logit));
   if (b.activations.attention_scores) {
     out.emplace_back("attention_scores",
-                     "eager attention: b x heads x seq^2 scores, 2 B saved per "
-                     "layer and 6 B in the layer being computed");
+                     "eager attention: b x heads x seq^2 scores, 6 B saved per "
+                     "layer and 10 B more in the layer being computed (measured on the H200)");
   }
   if (b.activations.expert_delta) {
     out.emplace_back("expert_delta",
