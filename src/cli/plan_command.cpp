@@ -186,6 +186,11 @@ std::function<int()> add_plan_command(CLI::App& app) {
                   "sdpa (default: SDPA, flash or xformers kernels) or eager (attn_implementation="
                   "\"eager\": the seq^2 scores are counted)")
       ->type_name("NAME");
+  cmd->add_option("--linear-attention", flags->linear_attention,
+                  "How Gated DeltaNet layers (Qwen3.5) run: torch (default: transformers' "
+                  "fallback, which keeps fp32 copies; what runs without flash-linear-attention) "
+                  "or fla (its kernels are installed)")
+      ->type_name("NAME");
   cmd->add_flag("--no-memory", flags->no_memory, "Count and budget only; no verdict");
   cmd->add_flag("--strict-size", flags->strict_size,
                 "Require every shard to hold all its data (default: headers suffice)");

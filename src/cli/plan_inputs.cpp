@@ -149,6 +149,11 @@ Result<plan::PlanRequest> plan_request(const PlanFlags& flags, const PlanMachine
   }
   req.setup.attention =
       flags.attention == "sdpa" ? plan::Attention::kSdpa : plan::Attention::kEager;
+  if (flags.linear_attention != "torch" && flags.linear_attention != "fla") {
+    return fail("--linear-attention: torch or fla");
+  }
+  req.setup.linear_attention = flags.linear_attention == "torch" ? plan::LinearAttention::kTorch
+                                                                 : plan::LinearAttention::kFla;
   req.dtype_override = flags.dtype;
   if (flags.offline && flags.refresh) {
     return fail("--refresh fetches from the Hub, and --offline forbids it: choose one");

@@ -37,6 +37,7 @@ struct PlanFlags {
   std::string available;
   std::string cuda_context;
   std::string attention = "sdpa";
+  std::string linear_attention = "torch";
   uint64_t samples = 0;
   uint64_t epochs = 1;
   uint64_t grad_accum = 1;

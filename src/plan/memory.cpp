@@ -69,6 +69,19 @@ bool is_output_projection(std::string_view leaf) {
          leaf == "linear_fc2" || leaf == "dense_4h_to_h";
 }
 
+// The value width (out_proj's input) of a Gated DeltaNet layer, 0 for any other layer.
+uint64_t gated_deltanet_width(const LayerParts& parts) {
+  for (const auto& [parent, ms] : parts.by_parent) {
+    std::vector<const Module*> linears;
+    for (const auto* m : ms) {
+      if (m->kind == ModuleKind::kLinear) linears.push_back(m);
+    }
+    const Module* out_proj = find_leaf(linears, "out_proj");
+    if (find_leaf(linears, "in_proj_qkv") && out_proj) return out_proj->in;
+  }
+  return 0;
+}
+
 // Saved bytes per token of one decoder layer (bf16 activations, fp32 norm inputs), from the
 // shapes of its modules. See the header for the sources.
 uint64_t layer_bytes_per_token(const LayerParts& parts, const ModelConfig& c, bool full,
@@ -206,6 +219,9 @@ std::string_view load_method_name(LoadMethod l) {
 std::string_view attention_name(Attention a) {
   return a == Attention::kSdpa ? "sdpa" : "eager";
 }
+std::string_view linear_attention_name(LinearAttention a) {
+  return a == LinearAttention::kTorch ? "torch" : "fla";
+}
 
 Constants default_constants() { return Constants{}; }
 
@@ -297,6 +313,8 @@ Budget compute_budget(const ModelView& model, const LoraCount* lora, const Train
   Activations& act = b.activations;
   uint64_t expert_layer_elems_max = 0, expert_elems_total = 0;
   uint64_t attention_layers = 0;
+  // The torch fallback's extra for Gated DeltaNet, kept apart so that its share can be shown.
+  uint64_t fallback_saved = 0, fallback_backward = 0, max_layer_kernels = 0;
   for (const auto& [i, parts] : layers) {
     for (const auto& [parent, ms] : parts.by_parent) {
       if (find_leaf(ms, "q_proj") && find_leaf(ms, "k_proj")) ++attention_layers;
@@ -305,8 +323,17 @@ Budget compute_budget(const ModelView& model, const LoraCount* lora, const Train
         std::llround(static_cast<double>(layer_bytes_per_token(parts, c, full, rank,
                                                                 w.framework)) *
                      k.layer_scale));
-    act.per_token_layers += per;
-    act.per_token_max_layer = std::max(act.per_token_max_layer, per);
+    uint64_t width =
+        w.linear_attention == LinearAttention::kTorch ? gated_deltanet_width(parts) : 0;
+    auto saved =
+        static_cast<uint64_t>(std::llround(k.gdn_fallback_saved * static_cast<double>(width)));
+    auto backward =
+        static_cast<uint64_t>(std::llround(k.gdn_fallback_backward * static_cast<double>(width)));
+    fallback_saved += saved;
+    fallback_backward = std::max(fallback_backward, backward);
+    act.per_token_layers += per + saved;
+    act.per_token_max_layer = std::max(act.per_token_max_layer, per + saved + backward);
+    max_layer_kernels = std::max(max_layer_kernels, per);
     uint64_t elems = 0;
     for (const auto* a : parts.adapted) {
       if (a->kind == ModuleKind::kExperts) elems += a->experts * a->in * a->out;
@@ -350,13 +377,22 @@ Budget compute_budget(const ModelView& model, const LoraCount* lora, const Train
     saved_scores = 6 * per_layer;
   }
   uint64_t hidden_grad = tokens * 2 * hidden * 2;
-  act.without_ckpt = tokens * act.per_token_layers + act.loss_head +
-                     (act.expert_delta ? 2 * expert_elems_total + act.expert_delta : 0) +
-                     attention_layers * saved_scores + scores;
-  act.with_ckpt = tokens * act.per_token_checkpoint +
-                  std::max(act.loss_head, tokens * act.per_token_max_layer + hidden_grad +
-                                              2 * act.expert_delta + saved_scores + scores);
+  auto without_ckpt = [&](uint64_t layers_sum, uint64_t backward) {
+    return tokens * (layers_sum + backward) + act.loss_head +
+           (act.expert_delta ? 2 * expert_elems_total + act.expert_delta : 0) +
+           attention_layers * saved_scores + scores;
+  };
+  auto with_ckpt = [&](uint64_t max_layer) {
+    return tokens * act.per_token_checkpoint +
+           std::max(act.loss_head, tokens * max_layer + hidden_grad + 2 * act.expert_delta +
+                                       saved_scores + scores);
+  };
+  act.without_ckpt = without_ckpt(act.per_token_layers, fallback_backward);
+  act.with_ckpt = with_ckpt(act.per_token_max_layer);
   b.activations_used = w.grad_ckpt ? act.with_ckpt : act.without_ckpt;
+  act.linear_fallback =
+      b.activations_used - (w.grad_ckpt ? with_ckpt(max_layer_kernels)
+                                        : without_ckpt(act.per_token_layers - fallback_saved, 0));
   // Checkpointed, one layer's scores are alive at a time; otherwise every layer keeps its own.
   act.attention_scores =
       w.grad_ckpt ? saved_scores + scores : attention_layers * saved_scores + scores;

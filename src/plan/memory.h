@@ -34,6 +34,10 @@ enum class LoadMethod { kMmap, kSparkdoc };
 // How attention is computed: SDPA and flash kernels keep O(T) per layer; eager materialises the
 // b·heads·s² scores (reference §5.5).
 enum class Attention { kSdpa, kEager };
+// How Gated DeltaNet layers (Qwen3.5's in_proj_qkv layout) are computed: transformers' torch
+// fallback, which it runs when flash-linear-attention is not installed (001's stack), or fla's
+// kernels.
+enum class LinearAttention { kTorch, kFla };
 
 std::string_view training_name(Training t);    // "full", "lora", "qlora"
 std::string_view optimizer_name(Optimizer o);  // "adamw", "adamw_8bit", "sgd", "adafactor"
@@ -42,6 +46,7 @@ std::string_view optimizer_name(Optimizer o);  // "adamw", "adamw_8bit", "sgd", 
 std::optional<Optimizer> parse_optimizer(std::string_view name);
 std::string_view load_method_name(LoadMethod l);  // "mmap", "sparkdoc"
 std::string_view attention_name(Attention a);     // "sdpa", "eager"
+std::string_view linear_attention_name(LinearAttention a);  // "torch", "fla"
 
 // How the model is trained (method, optimizer, framework, tokens per step) and how its weights
 // are loaded: what the budget is computed for.
@@ -55,6 +60,7 @@ struct TrainingSetup {
   LoadMethod loader = LoadMethod::kMmap;
   uint64_t load_dtype_bytes = 2;  // bf16 unless the config or --dtype says otherwise
   Attention attention = Attention::kSdpa;
+  LinearAttention linear_attention = LinearAttention::kTorch;
   uint64_t cuda_context_bytes = 0;  // 0: Constants::cuda_context_bytes (the H200's)
 };
 
@@ -76,6 +82,13 @@ struct Constants {
   uint64_t cuda_context_bytes = uint64_t{1} << 30;  // torch's context on the H200
   // GB10: 000 §6 and §10 measure ~8 GB for a new CUDA context on the unified pool.
   uint64_t gb10_cuda_context_bytes = uint64_t{8'000'000'000};
+  // transformers' torch fallback for Gated DeltaNet keeps fp32 copies of q, k, v and per-chunk
+  // matrices: bytes per token per element of the value width (out_proj's input) beyond the
+  // module-shape count, saved by every such layer and held in backward by the layer being
+  // computed. bench/plan_qwen35_layers.py on the H200 (Qwen3.5-MoE's layers, width 4096, seq
+  // 2048-8192): 326 KB saved and 263 KB in backward per token, where the shapes give 248 saved.
+  double gdn_fallback_saved = 19.0;
+  double gdn_fallback_backward = 64.0;
   // sparkdoc load's bound on page cache plus staging (issue 6: each at most 256 MiB).
   uint64_t sparkdoc_staging_bytes = uint64_t{512} << 20;
 };
@@ -83,11 +96,14 @@ Constants default_constants();
 
 struct Activations {
   uint64_t per_token_layers = 0;     // Σ saved bytes per token over all layers (no ckpt)
-  uint64_t per_token_max_layer = 0;  // the largest layer's saved bytes per token
+  uint64_t per_token_max_layer = 0;  // the largest layer's saved bytes per token and what it
+                                     // holds beyond them in backward (the GDN fallback's)
   uint64_t per_token_checkpoint = 0; // checkpointed inputs per token (L·H·2)
   uint64_t loss_head = 0;            // at this seq×batch
   uint64_t expert_delta = 0;         // PEFT target_parameters transient (0 otherwise)
   uint64_t attention_scores = 0;     // eager attention's s² terms at this seq×batch (0 for SDPA)
+  uint64_t linear_fallback = 0;      // what the torch fallback for Gated DeltaNet adds (0: fla
+                                     // or no such layers), with or without ckpt as asked
   uint64_t with_ckpt = 0;            // peak with gradient checkpointing
   uint64_t without_ckpt = 0;         // peak without
 };

@@ -240,6 +240,14 @@ std::vector<std::pair<std::string, std::string>> budget_sources(const Plan& p, c
                      "eager attention: b x heads x seq^2 scores, 6 B saved per "
                      "layer and 10 B more in the layer being computed (measured on the H200)");
   }
+  if (b.activations.linear_fallback) {
+    out.emplace_back("linear_fallback",
+                     fmt::format("transformers' torch fallback for Gated DeltaNet (no "
+                                 "flash-linear-attention): {:.0f} B saved per layer and {:.0f} B "
+                                 "more in backward per token and value channel (measured on the "
+                                 "H200); --linear-attention fla if its kernels are installed",
+                                 k.gdn_fallback_saved, k.gdn_fallback_backward));
+  }
   if (b.activations.expert_delta) {
     out.emplace_back("expert_delta",
                      "PEFT's ParamWrapper makes dW (fp32), its bf16 cast and W+dW "
@@ -327,6 +335,9 @@ std::string render_plan_text(const Plan& p) {
   row("  loss head", b.activations.loss_head, source("loss_head"));
   if (b.activations.attention_scores) {
     row("  attention scores", b.activations.attention_scores, source("attention_scores"));
+  }
+  if (b.activations.linear_fallback) {
+    row("  linear attention", b.activations.linear_fallback, source("linear_fallback"));
   }
   if (b.activations.expert_delta) {
     row("  expert delta", b.activations.expert_delta, source("expert_delta"));
@@ -442,6 +453,7 @@ nlohmann::json render_plan_json(const Plan& p) {
                  {"grad_ckpt", w.grad_ckpt},
                  {"loader", load_method_name(w.loader)},
                  {"attention", attention_name(w.attention)},
+                 {"linear_attention", linear_attention_name(w.linear_attention)},
                  {"load_dtype_bytes", w.load_dtype_bytes}};
   if (p.lora) {
     const LoraCount& l = *p.lora;
@@ -475,6 +487,7 @@ nlohmann::json render_plan_json(const Plan& p) {
                  {"load_peak_mmap", b.load_peak_mmap},
                  {"load_peak_sparkdoc", b.load_peak_sparkdoc},
                  {"attention_scores", b.activations.attention_scores},
+                 {"linear_fallback", b.activations.linear_fallback},
                  {"qlora_load_transient", b.qlora_load_transient}};
   json sources = json::object();
   for (const auto& [term, text] : budget_sources(p)) sources[term] = text;

@@ -84,6 +84,13 @@ TEST_F(PlanCli, ContextAndAttentionAreNamed) {
   EXPECT_EQ(j["method"]["attention"], "eager");
   EXPECT_GT(j["memory"]["attention_scores"].get<uint64_t>(), 0u);
   EXPECT_EQ(run(dir_.string() + " --attention flash").status, 2);
+  EXPECT_EQ(j["method"]["linear_attention"], "torch");
+  auto fla = run(dir_.string() + " --lora 8 --no-memory --json --linear-attention fla", false);
+  ASSERT_EQ(fla.status, 0) << fla.out;
+  EXPECT_EQ(nlohmann::json::parse(fla.out)["method"]["linear_attention"], "fla");
+  auto bad = run(dir_.string() + " --linear-attention triton");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_THAT(bad.out, HasSubstr("torch or fla"));
   EXPECT_EQ(run(dir_.string() + " --cuda-context 8").status, 2);
   // 0 is not "the default": it is refused, saying what to give.
   auto zero = run(dir_.string() + " --cuda-context 0GB --no-memory");

@@ -75,6 +75,39 @@ TEST(PlanMemory, CheckpointingAndLongerSequencesBehave) {
   EXPECT_EQ(none.fit.max_tokens, 0u);
 }
 
+// transformers' torch fallback for Gated DeltaNet (bench/plan_qwen35_layers.py): 19 B saved per
+// token and value channel in every such layer, 64 B more in the one in backward. Qwen3.5-35B-A3B
+// has 30 of them (three in four of its 40 layers), 4096 value channels each.
+TEST(PlanMemory, GatedDeltaNetTorchFallbackIsCounted) {
+  PlanRequest req;
+  req.lora.rank = 16;
+  req.setup.seq = 2048;
+  req.setup.batch = 2;
+  auto torch = make("qwen35_gdn_torch", sparkdoc::testing::qwen35_moe(false), req);
+  req.setup.linear_attention = LinearAttention::kFla;
+  auto fla = make("qwen35_gdn_fla", sparkdoc::testing::qwen35_moe(false), req);
+  const uint64_t tokens = 4096, width = 4096;
+  EXPECT_EQ(torch.budget.activations.linear_fallback, tokens * width * (30 * 19 + 64));
+  EXPECT_EQ(torch.budget.activations.without_ckpt - fla.budget.activations.without_ckpt,
+            torch.budget.activations.linear_fallback);
+  EXPECT_EQ(fla.budget.activations.linear_fallback, 0u);
+  EXPECT_EQ(render_plan_json(fla)["method"]["linear_attention"], "fla");
+  std::string text = render_plan_text(torch);
+  EXPECT_NE(text.find("linear attention"), std::string::npos) << text;
+  EXPECT_NE(text.find("--linear-attention fla"), std::string::npos);
+
+  // Checkpointed, one such layer is recomputed at a time: its 19 + 64 B, unless the loss head
+  // is the larger term. With this vocabulary it always is (14 B per logit is 3.5 MB per token
+  // against the layer's ~0.6 MB), so nothing changes.
+  req.setup.grad_ckpt = true;
+  req.setup.linear_attention = LinearAttention::kTorch;
+  auto ckpt = make("qwen35_gdn_ckpt", sparkdoc::testing::qwen35_moe(false), req);
+  EXPECT_EQ(ckpt.budget.activations.linear_fallback, 0u);
+  // A dense model has no Gated DeltaNet layer: nothing to add.
+  auto dense = make("qwen3_gdn", sparkdoc::testing::qwen3_moe(), req);
+  EXPECT_EQ(dense.budget.activations.linear_fallback, 0u);
+}
+
 TEST(PlanMemory, QloraQuantisesOnlyLinearWeights) {
   PlanRequest req;
   req.training = Training::kQlora;
